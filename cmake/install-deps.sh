@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install the Debian packages the build and the tests need, if missing.
+# As root this runs apt-get; otherwise it prints the command to run.
+set -euo pipefail
+
+packages=(
+	# the upstream build
+	cmake ninja-build gcc g++ binutils git pkg-config libnl-3-dev
+	libnl-route-3-dev pandoc cython3 python3-dev python3-docutils
+	python3-pkg-resources libudev-dev libsystemd-dev
+	# our components and tests
+	make libcmocka-dev valgrind perftest procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "error: missing Debian packages; as root run: apt-get update && $cmd" >&2
+	exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$cmd -qq >/dev/null

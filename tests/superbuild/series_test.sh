@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# series_test.sh CASE: one check of how the superbuild obtains upstream and
+# keeps the patch queue. Each case works on copies in a private temp dir and
+# never touches build/ or patches/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tarball=$("$top/cmake/obtain-upstream.sh") || exit 1
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# run CMD...: capture stderr in $err and the exit code in $rc
+run() {
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+}
+
+# The failure must be exactly one line on stderr, saying what went wrong and
+# naming the way out.
+expect_one_line_error() {
+	local what=$1 remedy=$2
+	[ $rc -ne 0 ] || fail "succeeded, expected an error about $what"
+	[ "$(wc -l <<<"$err")" -eq 1 ] || fail "error is not one line: $err"
+	grep -q -- "$what" <<<"$err" || fail "error does not mention '$what': $err"
+	grep -q -- "$remedy" <<<"$err" || fail "error does not say '$remedy': $err"
+	echo "ok: $err"
+}
+
+# A copy of the build scripts with no ../shared beside them, so the tarball
+# has to come from RDMA_CORE_TARBALL or from apt.
+isolated_scripts() {
+	mkdir -p "$work/repo/cmake"
+	cp "$top"/cmake/*.sh "$work/repo/cmake/"
+	echo "$work/repo/cmake"
+}
+
+case ${1:?case} in
+wrong_checksum)
+	head -c 4096 /dev/urandom >"$work/rdma-core_65.0.orig.tar.gz"
+	RDMA_CORE_TARBALL=$work/rdma-core_65.0.orig.tar.gz run "$top/cmake/obtain-upstream.sh"
+	expect_one_line_error "sha256" "RDMA_CORE_TARBALL"
+	;;
+missing_tarball)
+	RDMA_CORE_TARBALL=$work/nowhere.tar.gz run "$top/cmake/obtain-upstream.sh"
+	expect_one_line_error "does not exist" "RDMA_CORE_TARBALL"
+	;;
+unreachable_apt_source)
+	# An apt configuration whose only source is a closed port on loopback.
+	mkdir -p "$work/parts"
+	echo "deb http://127.0.0.1:9/debian bookworm main" >"$work/sources.list"
+	printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "%s";\n' \
+		"$work/sources.list" "$work/parts" >"$work/apt.conf"
+	scripts=$(isolated_scripts)
+	APT_CONFIG=$work/apt.conf FORK_DOWNLOAD_DIR=$work/dl RDMA_CORE_TARBALL= \
+		run "$scripts/obtain-upstream.sh"
+	expect_one_line_error "could not reach the apt sources" "RDMA_CORE_TARBALL"
+	[ ! -e "$work/dl/rdma-core_65.0.orig.tar.gz" ] || fail "left a download behind"
+	;;
+patch_does_not_apply)
+	mkdir -p "$work/patches"
+	cp "$top"/patches/*.patch "$top/patches/series" "$work/patches/"
+	cat >"$work/patches/9999-broken.patch" <<'PATCH'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Test <test@tdshare.invalid>
+Date: Thu, 1 Jan 2026 00:00:00 +0000
+Subject: [PATCH] test: a change against text that is not there
+
+---
+ README.md | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/README.md b/README.md
+--- a/README.md
++++ b/README.md
+@@ -1,3 +1,3 @@
+ This line is not in upstream's README.
+-Neither is this one.
++So the patch cannot apply.
+ Nor this one.
+PATCH
+	echo "9999-broken.patch" >>"$work/patches/series"
+	RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches \
+		run "$top/cmake/prepare-source.sh" "$work/src"
+	expect_one_line_error "patches/9999-broken.patch does not apply" "make export"
+	# build/src keeps every patch before the broken one
+	n=$(git -C "$work/src" rev-list --count upstream..HEAD)
+	[ "$n" -eq "$(($(grep -c . "$work/patches/series") - 1))" ] ||
+		fail "build/src holds $n patches, not the ones before the broken patch"
+	;;
+export_is_stable)
+	# make tree && make export on an unchanged queue changes nothing
+	mkdir -p "$work/patches"
+	cp "$top"/patches/*.patch "$top/patches/series" "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	"$top/cmake/export-series.sh" "$work/src" 2>/dev/null || fail "export failed"
+	diff -r "$top/patches" "$work/patches" || fail "export changed patches/"
+	# and a second prepare is a no-op on the same tree
+	before=$(git -C "$work/src" rev-parse HEAD)
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "second prepare failed"
+	[ "$(git -C "$work/src" rev-parse HEAD)" = "$before" ] || fail "second prepare rebuilt the tree"
+	echo "ok: $(grep -c . "$work/patches/series") patches round-trip unchanged"
+	;;
+unexported_work_is_kept)
+	mkdir -p "$work/patches"
+	cp "$top"/patches/*.patch "$top/patches/series" "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	echo "local work" >>"$work/src/README.md"
+	git -C "$work/src" -c user.name=t -c user.email=t@t commit -qam "test: local work"
+	touch "$work/patches/series" && echo "# changed" >>"$work/patches/series"
+	run "$top/cmake/prepare-source.sh" "$work/src"
+	expect_one_line_error "not in patches/" "make export"
+	git -C "$work/src" log -1 --format=%s | grep -q "local work" || fail "local commit was lost"
+	;;
+*)
+	fail "unknown case $1"
+	;;
+esac
