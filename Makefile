@@ -5,12 +5,14 @@
 #   make check         the whole test suite through CTest
 #   make tree          build/src: upstream + patches/series as git commits
 #   make export        patches/ rewritten from the commits in build/src
+#   make series        the upstream submission (numbered patches + cover letter) in build/series
+#   make check-series  every prefix of the series builds (slow: kept out of make check)
 #   make clean         remove build/
 BUILD := build
 PHASE := cmake/phase.sh
 CTEST_ARGS ?=
 
-.PHONY: all deps source configure build demo check tree export clean
+.PHONY: all deps source configure build demo check tree export series check-series clean
 
 all: build
 
@@ -39,6 +41,12 @@ tree: source
 
 export:
 	@cmake/export-series.sh $(BUILD)/src
+
+series: source
+	@cmake/make-series.sh $(BUILD)/src $(BUILD)/series
+
+check-series: deps source
+	@$(PHASE) check-series cmake/check-series.sh $(BUILD)/src $(BUILD)/check-series
 
 clean:
 	rm -rf $(BUILD)

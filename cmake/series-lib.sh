@@ -6,6 +6,8 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 patches=${FORK_PATCHES_DIR:-$top/patches}
+# git -C changes directory: every path handed to it must be absolute
+src=$(realpath -m "$src")
 
 # a path as the user should read it: relative to the repository when inside
 shown() {

@@ -117,6 +117,26 @@ unexported_work_is_kept)
 	expect_one_line_error "not in patches/" "make export"
 	git -C "$work/src" log -1 --format=%s | grep -q "local work" || fail "local commit was lost"
 	;;
+submission)
+	# make series: numbered patches without the fork-only ones, and a cover letter
+	mkdir -p "$work/patches"
+	cp "$top"/patches/* "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || fail "make-series failed"
+	total=$(grep -c . "$work/patches/series")
+	forkonly=$(grep -c . "$work/patches/fork-only")
+	n=$(ls "$work/out" | grep -c '^0[0-9]*-.*\.patch$')
+	[ "$n" -eq $((total - forkonly + 1)) ] || fail "$n files for $total patches ($forkonly fork-only)"
+	letter=$work/out/0000-cover-letter.patch
+	grep -q "^Subject: \[PATCH 0/$((total - forkonly))\] $(head -n1 "$work/patches/cover-letter.txt")" "$letter" ||
+		fail "cover letter subject is wrong"
+	! grep -q '\*\*\*' "$letter" || fail "cover letter still has placeholders"
+	! grep -qF -- "$(head -n1 "$work/patches/fork-only")" "$work"/out/*.patch ||
+		fail "a fork-only patch is in the submission"
+	git -C "$work/src" worktree list | grep -q submission && fail "temporary worktree left behind"
+	echo "ok: cover letter + $((n - 1)) patches"
+	;;
 *)
 	fail "unknown case $1"
 	;;
