@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * mlx5emu: run a program on the emulated ConnectX device, or show what the
+ * emulated devices of running/finished programs hold.
+ *
+ *   mlx5emu run [options] -- COMMAND [ARGS...]
+ *   mlx5emu stat [--dir=DIR] [--pid=PID] [--machine]
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model.h"
+
+#ifndef MLX5EMU_LIBDIR
+#define MLX5EMU_LIBDIR "/usr/lib/mlx5emu"
+#endif
+#define LIBNAME "libmlx5emu.so"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mlx5emu run [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       mlx5emu stat [--dir=DIR] [--pid=PID] [--machine]\n"
+		"\n"
+		"Runs COMMAND on an emulated mlx5 (ConnectX) device: the staged\n"
+		"libibverbs and libmlx5 find mlx5_0.. through a generated sysfs\n"
+		"tree and an LD_PRELOAD emulation of /dev/infiniband/uverbsN.\n"
+		"\n"
+		"run options:\n"
+		"  --model=cx4|cx5|cx6     device model (default cx5)\n"
+		"  --devices=N             number of HCAs, 1..%d (default 1)\n"
+		"  --ports=N               ports per HCA, 1..%d (default 1)\n"
+		"  --uar=static|dynamic    static: legacy bfregs + ALLOC_WC pages\n"
+		"                          (write-only kernel, profile W);\n"
+		"                          dynamic: UAR objects (profile H, default)\n"
+		"  --transport=write|ioctl core commands via write() (default);\n"
+		"                          ioctl is not implemented yet\n"
+		"  --uars-per-page=N       dynamic: 4 KB UARs per UAR object\n"
+		"  --dyn-bfregs=N          static: num_dyn_bfregs per context\n"
+		"                          (default 1024 = 512 ALLOC_WC pages)\n"
+		"  --uar-limit=N           HW UARs a context may hold (0 = no limit)\n"
+		"  --trace[=FILE]          log every command (default: stderr)\n"
+		"  --stat-dir=DIR          keep attribution records in DIR\n"
+		"\n"
+		"stat options:\n"
+		"  --dir=DIR     attribution directory (default $MLX5EMU_STAT_DIR)\n"
+		"  --pid=PID     only that process\n"
+		"  --machine     print the raw key=value records\n",
+		EMU_MAX_DEVICES, EMU_MAX_PORTS);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void find_library(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (getenv("MLX5EMU_LIBRARY")) {
+		snprintf(buf, len, "%s", getenv("MLX5EMU_LIBRARY"));
+		return;
+	}
+	/* <prefix>/bin/mlx5emu -> <prefix>/lib/mlx5emu/libmlx5emu.so */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(buf, len, "%s/lib/mlx5emu/" LIBNAME,
+			 dirname(dirname(exe)));
+		if (!access(buf, R_OK))
+			return;
+	}
+	snprintf(buf, len, "%s/" LIBNAME, MLX5EMU_LIBDIR);
+}
+
+static unsigned int parse_uint(const char *opt, const char *v, unsigned int min,
+			       unsigned int max)
+{
+	unsigned long n;
+	char *end;
+
+	n = strtoul(v, &end, 0);
+	if (!*v || *end || n < min || n > max) {
+		fprintf(stderr, "mlx5emu: %s wants %u..%u, got '%s'\n", opt,
+			min, max, v);
+		exit(2);
+	}
+	return n;
+}
+
+static pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	enum {
+		O_MODEL = 256,
+		O_DEVICES,
+		O_PORTS,
+		O_UAR,
+		O_TRANSPORT,
+		O_UPP,
+		O_DYN,
+		O_LIMIT,
+		O_TRACE,
+		O_STATDIR
+	};
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "devices", required_argument, NULL, O_DEVICES },
+		{ "ports", required_argument, NULL, O_PORTS },
+		{ "uar", required_argument, NULL, O_UAR },
+		{ "transport", required_argument, NULL, O_TRANSPORT },
+		{ "uars-per-page", required_argument, NULL, O_UPP },
+		{ "dyn-bfregs", required_argument, NULL, O_DYN },
+		{ "uar-limit", required_argument, NULL, O_LIMIT },
+		{ "trace", optional_argument, NULL, O_TRACE },
+		{ "stat-dir", required_argument, NULL, O_STATDIR },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const struct emu_model *model = emu_model_default();
+	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
+	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
+	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
+	char lib[PATH_MAX], preload[2 * PATH_MAX], num[32];
+	struct sigaction sa = { .sa_handler = forward };
+	const char *tmpdir = getenv("TMPDIR");
+	int c, status, ret;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MODEL:
+			model = emu_model_find(optarg);
+			if (!model) {
+				fprintf(stderr,
+					"mlx5emu: unknown model '%s' (cx4, cx5, cx6)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_DEVICES:
+			devices = parse_uint("--devices", optarg, 1,
+					     EMU_MAX_DEVICES);
+			break;
+		case O_PORTS:
+			ports = parse_uint("--ports", optarg, 1, EMU_MAX_PORTS);
+			break;
+		case O_UAR:
+			if (strcmp(optarg, "static") &&
+			    strcmp(optarg, "dynamic")) {
+				fprintf(stderr,
+					"mlx5emu: --uar is static or dynamic\n");
+				return 2;
+			}
+			uar = optarg;
+			break;
+		case O_TRANSPORT:
+			if (!strcmp(optarg, "ioctl")) {
+				fprintf(stderr,
+					"mlx5emu: --transport=ioctl (profile I) is not implemented yet; use --transport=write\n");
+				return 2;
+			}
+			if (strcmp(optarg, "write")) {
+				fprintf(stderr,
+					"mlx5emu: --transport is write or ioctl\n");
+				return 2;
+			}
+			break;
+		case O_UPP:
+			upp = parse_uint("--uars-per-page", optarg, 1, 16);
+			break;
+		case O_DYN:
+			dyn = parse_uint("--dyn-bfregs", optarg, 0, 2048);
+			break;
+		case O_LIMIT:
+			limit = parse_uint("--uar-limit", optarg, 0, 1 << 20);
+			break;
+		case O_TRACE:
+			trace = optarg ? optarg : "stderr";
+			break;
+		case O_STATDIR:
+			stat_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (upp > 1 && !strcmp(uar, "static")) {
+		fprintf(stderr,
+			"mlx5emu: --uars-per-page needs --uar=dynamic (static pages are one system page)\n");
+		return 2;
+	}
+
+	snprintf(tmpl, sizeof(tmpl), "%s/mlx5emu.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		perror("mlx5emu: mkdtemp");
+		return 1;
+	}
+	snprintf(sys, sizeof(sys), "%s/sys", tmpl);
+	snprintf(stat, sizeof(stat), "%s/stat", tmpl);
+	if (stat_dir)
+		snprintf(stat, sizeof(stat), "%s", stat_dir);
+	ret = emu_sysfs_write(sys, model, devices, ports);
+	if (!ret && mkdir(stat, 0755) && errno != EEXIST)
+		ret = -errno;
+	if (ret) {
+		fprintf(stderr, "mlx5emu: cannot write %s: %s\n", tmpl,
+			strerror(-ret));
+		nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		return 1;
+	}
+
+	find_library(lib, sizeof(lib));
+	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
+		snprintf(preload, sizeof(preload), "%s:%s", lib,
+			 getenv("LD_PRELOAD"));
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("SYSFS_PATH", sys, 1);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("MLX5EMU_MODEL", model->name, 1);
+	snprintf(num, sizeof(num), "%u", devices);
+	setenv("MLX5EMU_DEVICES", num, 1);
+	snprintf(num, sizeof(num), "%u", ports);
+	setenv("MLX5EMU_PORTS", num, 1);
+	setenv("MLX5EMU_UAR", uar, 1);
+	setenv("MLX5EMU_TRANSPORT", "write", 1);
+	snprintf(num, sizeof(num), "%u", upp);
+	setenv("MLX5EMU_UARS_PER_PAGE", num, 1);
+	snprintf(num, sizeof(num), "%u", dyn);
+	setenv("MLX5EMU_DYN_BFREGS", num, 1);
+	snprintf(num, sizeof(num), "%u", limit);
+	setenv("MLX5EMU_UAR_LIMIT", num, 1);
+	if (trace)
+		setenv("MLX5EMU_TRACE", trace, 1);
+	else
+		unsetenv("MLX5EMU_TRACE");
+	setenv("MLX5EMU_STAT_DIR", stat, 1);
+
+	child = fork();
+	if (child < 0) {
+		perror("mlx5emu: fork");
+		return 1;
+	}
+	if (!child) {
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "mlx5emu: %s: %s\n", argv[optind],
+			strerror(errno));
+		_exit(127);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = 1 << 8;
+			break;
+		}
+	nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *field(const char *line, const char *key, char *buf,
+			 size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[klen] == '=') {
+			size_t n;
+
+			p += klen + 1;
+			n = strcspn(p, " \n");
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p, n);
+			buf[n] = 0;
+			return buf;
+		}
+		p += klen;
+	}
+	buf[0] = 0;
+	return buf;
+}
+
+static void print_human(const char *line)
+{
+	char a[64], b[64], c[64], d[64], e[64], f[64], g[64];
+
+	if (!strncmp(line, "process ", 8)) {
+		printf("pid %s (%s)%s\n", field(line, "pid", a, sizeof(a)),
+		       field(line, "comm", b, sizeof(b)),
+		       strcmp(field(line, "exited", c, sizeof(c)), "1") ?
+			       "" :
+			       " exited");
+	} else if (!strncmp(line, "context ", 8)) {
+		printf("  context %s on %s, %s UARs: %s HW UARs held (tot_bfregs %s, static pages %s, num_dyn_bfregs %s)\n",
+		       field(line, "ctx", a, sizeof(a)),
+		       field(line, "dev", b, sizeof(b)),
+		       field(line, "uar", c, sizeof(c)),
+		       field(line, "uars", d, sizeof(d)),
+		       field(line, "tot_bfregs", e, sizeof(e)),
+		       field(line, "static_pages", f, sizeof(f)),
+		       field(line, "num_dyn_bfregs", g, sizeof(g)));
+	} else if (!strncmp(line, "page ", 5)) {
+		printf("    page %-8s %-8s via %-14s index %-4s mapped %s qps %s cqs %s%s\n",
+		       field(line, "page_id", a, sizeof(a)),
+		       field(line, "kind", b, sizeof(b)),
+		       field(line, "how", c, sizeof(c)),
+		       field(line, "index", d, sizeof(d)),
+		       field(line, "mapped", e, sizeof(e)),
+		       field(line, "qps", f, sizeof(f)),
+		       field(line, "cqs", g, sizeof(g)),
+		       strcmp(field(line, "destroyed", a, sizeof(a)), "1") ?
+			       "" :
+			       " (destroyed)");
+	} else if (!strncmp(line, "qp ", 3)) {
+		printf("    qp %-8s on page %s (uar %s) via %s",
+		       field(line, "qpn", a, sizeof(a)),
+		       field(line, "page_id", b, sizeof(b)),
+		       field(line, "uar", c, sizeof(c)),
+		       field(line, "how", d, sizeof(d)));
+		field(line, "bfreg", e, sizeof(e));
+		if (strcmp(e, "-1"))
+			printf(", bfreg %s", e);
+		printf("\n");
+	}
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "machine", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *dir = getenv("MLX5EMU_STAT_DIR"), *pid = NULL;
+	struct dirent **names;
+	bool machine = false;
+	int c, n, i;
+
+	while ((c = getopt_long(argc, argv, "d:p:mh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'p':
+			pid = optarg;
+			break;
+		case 'm':
+			machine = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr,
+			"mlx5emu stat: no --dir and no MLX5EMU_STAT_DIR (run it under 'mlx5emu run' or pass --dir)\n");
+		return 2;
+	}
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "mlx5emu stat: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX + 256], line[1024];
+		FILE *f;
+
+		if (names[i]->d_name[0] == '.' ||
+		    (pid && strcmp(pid, names[i]->d_name)))
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			goto next;
+		while (fgets(line, sizeof(line), f)) {
+			if (machine)
+				fputs(line, stdout);
+			else
+				print_human(line);
+		}
+		fclose(f);
+	next:
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
+	fprintf(stderr, "mlx5emu: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

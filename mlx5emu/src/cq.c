@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion channels and CQs. The CQ buffer and doorbell record are the
+ * application's memory; the NIC finds a CQ by dev->cqs[cqn] and keeps its
+ * producer index in the emu_cq, never in the buffer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5emu.h"
+
+#define EMU_NUM_COMP_VECTORS 4
+
+int emu_cmd_create_comp_channel(struct emu_context *ctx, struct emu_cmd *c)
+{
+	struct ib_uverbs_create_comp_channel_resp resp = {};
+	struct emu_event_file *f;
+	int fd;
+
+	(void)ctx;
+	f = emu_event_file_create(false, &fd);
+	if (!f)
+		return -EMFILE;
+	resp.fd = fd;
+	memcpy(c->resp, &resp, sizeof(resp));
+	return 0;
+}
+
+static uint32_t roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct mlx5_ib_create_cq_resp dresp = {};
+	struct mlx5_ib_create_cq ucmd = {};
+	uint32_t max = 1U << emu_cfg.model->log_max_cq_sz;
+	struct emu_device *dev = ctx->dev;
+	uint64_t user_handle;
+	uint32_t cqe, comp_vector;
+	int32_t channel_fd;
+	struct emu_cq *cq;
+	int ret;
+
+	if (c->ex) {
+		const struct ib_uverbs_ex_create_cq *req = c->req;
+
+		if (req->comp_mask || req->reserved)
+			return -EINVAL;
+		if (req->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+			return -EOPNOTSUPP; /* no core clock advertised */
+		if (req->flags & ~(IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION |
+				   IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN))
+			return -EOPNOTSUPP;
+		user_handle = req->user_handle;
+		cqe = req->cqe;
+		comp_vector = req->comp_vector;
+		channel_fd = req->comp_channel;
+	} else {
+		const struct ib_uverbs_create_cq *req = c->req;
+
+		user_handle = req->user_handle;
+		cqe = req->cqe;
+		comp_vector = req->comp_vector;
+		channel_fd = req->comp_channel;
+	}
+	if (comp_vector >= EMU_NUM_COMP_VECTORS)
+		return -EINVAL;
+	if (c->drv_req_len < offsetof(struct mlx5_ib_create_cq, flags))
+		return -EINVAL;
+	memcpy(&ucmd, c->drv_req,
+	       c->drv_req_len < sizeof(ucmd) ? c->drv_req_len : sizeof(ucmd));
+	/* mlx5_ib create_cq(): the ring holds roundup_pow2(cqe + 1) */
+	if ((int32_t)cqe < 1 || cqe > max)
+		return -EINVAL;
+	if (roundup_pow2(cqe + 1) > max)
+		return -EINVAL;
+	if (ucmd.cqe_size != 64 && ucmd.cqe_size != 128)
+		return -EINVAL;
+	if (ucmd.cqe_comp_en)
+		return -EOPNOTSUPP; /* no cqe_comp_caps advertised */
+	if (ucmd.flags & ~(MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
+		return -EOPNOTSUPP;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	cq->ncqe = roundup_pow2(cqe + 1);
+	cq->cqe_size = ucmd.cqe_size;
+	cq->buf_addr = ucmd.buf_addr;
+	cq->db_addr = ucmd.db_addr;
+	cq->comp_vector = comp_vector;
+	cq->uobj.user_handle = user_handle;
+	if (channel_fd >= 0) {
+		cq->channel = emu_fd_get(channel_fd, EMU_FD_EVENT);
+		if (!cq->channel || cq->channel == ctx->async) {
+			ret = -EINVAL;
+			goto err_free;
+		}
+		emu_event_file_get(cq->channel);
+	}
+	ret = emu_uar_bind_cq(
+		ctx, cq, ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX,
+		ucmd.uar_page_index);
+	if (ret)
+		goto err_channel;
+	pthread_mutex_lock(&dev->lock);
+	ret = emu_table_alloc(&dev->cqs, cq, &cq->cqn);
+	pthread_mutex_unlock(&dev->lock);
+	if (ret)
+		goto err_uar;
+	ret = emu_uobj_add(ctx, &cq->uobj, EMU_OBJ_CQ);
+	if (ret)
+		goto err_cqn;
+
+	resp.base.cq_handle = cq->uobj.handle;
+	resp.base.cqe = cq->ncqe - 1;
+	resp.response_length = c->resp_len;
+	dresp.cqn = cq->cqn;
+	memcpy(c->resp, &resp, c->resp_len);
+	if (c->drv_resp)
+		memcpy(c->drv_resp, &dresp,
+		       c->drv_resp_len < sizeof(dresp) ? c->drv_resp_len :
+							 sizeof(dresp));
+	return 0;
+
+err_cqn:
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->cqs, cq->cqn);
+	pthread_mutex_unlock(&dev->lock);
+err_uar:
+	emu_uar_unbind_cq(ctx, cq);
+err_channel:
+	if (cq->channel)
+		emu_event_file_put(cq->channel);
+err_free:
+	free(cq);
+	return ret;
+}
+
+int emu_cq_destroy(struct emu_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
+{
+	struct emu_context *ctx = cq->uobj.ctx;
+	struct emu_device *dev = ctx->dev;
+
+	if (cq->uobj.usecnt)
+		return -EBUSY;
+	/* from here the NIC can no longer find it */
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->cqs, cq->cqn);
+	pthread_mutex_unlock(&dev->lock);
+	emu_uobj_remove(ctx, &cq->uobj);
+	if (cq->channel) {
+		emu_event_drop(cq->channel, &cq->uobj);
+		emu_event_file_put(cq->channel);
+	}
+	if (ctx->async)
+		emu_event_drop(ctx->async, &cq->uobj);
+	emu_uar_unbind_cq(ctx, cq);
+	if (resp) {
+		resp->comp_events_reported = cq->comp_events_reported;
+		resp->async_events_reported = cq->async_events_reported;
+	}
+	free(cq);
+	return 0;
+}
+
+int emu_cmd_destroy_cq(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_destroy_cq *req = c->req;
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	struct emu_cq *cq = emu_uobj_get(ctx, req->cq_handle, EMU_OBJ_CQ);
+	int ret;
+
+	if (!cq)
+		return -EINVAL;
+	ret = emu_cq_destroy(cq, &resp);
+	if (ret)
+		return ret;
+	memcpy(c->resp, &resp, sizeof(resp));
+	return 0;
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Memory regions over the application's own memory. Keys are
+ * (mkey index << 8 | key byte) as on ConnectX; the key byte is never 0, so
+ * MLX5_INVALID_LKEY (0x100) is never handed out. The NIC finds an MR by
+ * dev->mrs[key >> 8] and must compare the whole key.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mlx5emu.h"
+
+#define EMU_MR_SUPPORTED_ACCESS                                                \
+	(IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |        \
+	 IB_UVERBS_ACCESS_REMOTE_READ | IB_UVERBS_ACCESS_REMOTE_ATOMIC |       \
+	 IB_UVERBS_ACCESS_RELAXED_ORDERING)
+
+/* ib_umem_get() pins; here the range only has to be mapped */
+static int check_mapped(uint64_t start, uint64_t length)
+{
+	size_t ps = sysconf(_SC_PAGESIZE);
+	uintptr_t a = start & ~(uint64_t)(ps - 1);
+	uintptr_t end = start + length;
+	unsigned char vec[256];
+
+	while (a < end) {
+		size_t n = (end - a + ps - 1) / ps;
+
+		if (n > sizeof(vec))
+			n = sizeof(vec);
+		if (mincore((void *)a, n * ps, vec))
+			return -EFAULT;
+		a += n * ps;
+	}
+	return 0;
+}
+
+int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_reg_mr *req = c->req;
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct emu_device *dev = ctx->dev;
+	uint32_t access = req->access_flags;
+	uint32_t index;
+	struct emu_pd *pd;
+	struct emu_mr *mr;
+	int ret;
+
+	/* ib_check_mr_access() */
+	if ((access & (IB_UVERBS_ACCESS_REMOTE_WRITE |
+		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	/* ODP, zero-based, MW bind: a device without those features */
+	if (access & ~EMU_MR_SUPPORTED_ACCESS &
+	    ~((uint32_t)IB_UVERBS_ACCESS_OPTIONAL_RANGE))
+		return -EOPNOTSUPP;
+	if ((req->start & 0xfff) != (req->hca_va & 0xfff) || !req->length)
+		return -EINVAL;
+	pd = emu_uobj_get(ctx, req->pd_handle, EMU_OBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	ret = check_mapped(req->start, req->length);
+	if (ret)
+		return ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	mr->pd = pd;
+	mr->start = req->start;
+	mr->length = req->length;
+	mr->iova = req->hca_va;
+	mr->access = access;
+
+	pthread_mutex_lock(&dev->lock);
+	/* index 0 is reserved, as on the device */
+	if (!dev->mrs.nslots)
+		emu_table_alloc_at(&dev->mrs, dev, 0);
+	ret = emu_table_alloc(&dev->mrs, mr, &index);
+	if (!ret) {
+		if (++dev->mkey_variant == 0)
+			dev->mkey_variant = 1;
+		mr->lkey = mr->rkey = index << 8 | dev->mkey_variant;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (ret)
+		goto err_free;
+	ret = emu_uobj_add(ctx, &mr->uobj, EMU_OBJ_MR);
+	if (ret)
+		goto err_key;
+	pd->uobj.usecnt++;
+	resp.mr_handle = mr->uobj.handle;
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	memcpy(c->resp, &resp, sizeof(resp));
+	return 0;
+
+err_key:
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->mrs, mr->lkey >> 8);
+	pthread_mutex_unlock(&dev->lock);
+err_free:
+	free(mr);
+	return ret;
+}
+
+int emu_mr_destroy(struct emu_mr *mr)
+{
+	struct emu_device *dev = mr->uobj.ctx->dev;
+
+	emu_uobj_remove(mr->uobj.ctx, &mr->uobj);
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->mrs, mr->lkey >> 8);
+	/* drop the reserved index 0 when it is the last one */
+	if (dev->mrs.used == 1 && emu_table_get(&dev->mrs, 0) == dev)
+		emu_table_remove(&dev->mrs, 0);
+	pthread_mutex_unlock(&dev->lock);
+	mr->pd->uobj.usecnt--;
+	free(mr);
+	return 0;
+}
+
+int emu_cmd_dereg_mr(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_dereg_mr *req = c->req;
+	struct emu_mr *mr = emu_uobj_get(ctx, req->mr_handle, EMU_OBJ_MR);
+
+	if (!mr)
+		return -EINVAL;
+	return emu_mr_destroy(mr);
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The software NIC: what a ConnectX does with the rings libmlx5 fills.
+ *
+ * Split the way Soft-RoCE splits it (rxe_req/rxe_resp/rxe_comp):
+ *   wqe.c        parse send and receive WQEs out of the rings (wrap, checks)
+ *   opcode.c     what each mlx5 send opcode means, as a table
+ *   mr.c         lkey/rkey, PD, access and bounds checks
+ *   requester.c  walk the SQ up to SND_DBR, execute, error and flush
+ *   responder.c  execute an incoming request against the RQ and MRs
+ *   completer.c  write CQEs, CQ arming, completion events
+ *   nic.c        the NIC thread: doorbell watching and idle back-off
+ *
+ * This header is the only interface: it sees plain memory (the rings as
+ * the application mapped them) plus callbacks into the emulated device,
+ * so the unit tests drive it without libibverbs.
+ */
+#ifndef MLX5EMU_NIC_H
+#define MLX5EMU_NIC_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/mlx5dv.h>
+
+#define NIC_BB 64 /* MLX5_SEND_WQE_BB */
+#define NIC_MAX_DS 63 /* ds is six bits in qpn_ds */
+#define NIC_MAX_SGE NIC_MAX_DS
+#define NIC_MAX_INLINE (NIC_MAX_DS * 16)
+#define NIC_INVALID_LKEY 0x100
+
+/* access flags, numerically those of enum ibv_access_flags */
+enum {
+	NIC_ACCESS_LOCAL_WRITE = 1,
+	NIC_ACCESS_REMOTE_WRITE = 2,
+	NIC_ACCESS_REMOTE_READ = 4,
+	NIC_ACCESS_REMOTE_ATOMIC = 8,
+};
+
+/* async event numbers, those of enum ibv_event_type */
+enum {
+	NIC_EVENT_QP_FATAL = 1,
+	NIC_EVENT_QP_REQ_ERR = 2,
+	NIC_EVENT_QP_ACCESS_ERR = 3,
+};
+
+enum nic_qp_state {
+	NIC_QPS_RESET,
+	NIC_QPS_INIT,
+	NIC_QPS_RTR,
+	NIC_QPS_RTS,
+	NIC_QPS_ERR,
+};
+
+/* A snapshot of one memory region as the device's MPT holds it. */
+struct nic_mr {
+	uint32_t lkey, rkey;
+	uint32_t pdn;
+	uint32_t access;
+	uint64_t iova, length;
+	uint8_t *va; /* where iova lands in this process */
+};
+
+struct nic_dev;
+struct nic_qp;
+struct nic_cq;
+
+/* ---- packets: what travels from requester to responder ------------ */
+
+struct nic_iov {
+	uint8_t *base;
+	uint32_t len;
+};
+
+enum nic_ack {
+	NIC_ACK = 0,
+	NIC_NAK_RNR, /* no receive WQE: hold and retry */
+	NIC_NAK_ACCESS, /* remote access error */
+	NIC_NAK_INVAL, /* invalid request (e.g. too long for the RQ WQE) */
+	NIC_NAK_OP, /* remote operational error */
+	NIC_NAK_NOQP, /* nobody answers: transport retries exhausted */
+	NIC_STALL, /* responder's CQ is full: retry later */
+};
+
+struct nic_pkt {
+	uint8_t opcode; /* MLX5_OPCODE_* */
+	bool se;
+	uint32_t src_qpn;
+	uint16_t slid;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t imm;
+	uint32_t len;
+	const struct nic_iov *src; /* payload, len bytes in all */
+	uint32_t nsrc;
+	struct nic_iov *dst; /* READ: where the data goes */
+	uint32_t ndst;
+};
+
+/* What the NIC needs from the emulated device and the fabric. */
+struct nic_dev_ops {
+	/* 0 and *mr filled if key names a live MR, -1 otherwise */
+	int (*mr_lookup)(struct nic_dev *dev, uint32_t key, struct nic_mr *mr);
+	/* a completion event for an armed CQ */
+	void (*comp_event)(struct nic_dev *dev, struct nic_cq *cq);
+	/* an affiliated async event (NIC_EVENT_*) */
+	void (*qp_event)(struct nic_dev *dev, struct nic_qp *qp, int event);
+	/* deliver a request to qp's peer and return its answer (fabric) */
+	enum nic_ack (*xmit)(struct nic_dev *dev, struct nic_qp *qp,
+			     const struct nic_pkt *pkt);
+};
+
+struct nic_dev {
+	const struct nic_dev_ops *ops;
+	void *priv;
+	uint16_t lid;
+};
+
+struct nic_cq {
+	uint8_t *buf;
+	uint32_t ncqe; /* power of two */
+	uint32_t cqe_size; /* 64 or 128: the 64-byte CQE is the last half */
+	uint32_t *dbrec; /* [0] SET_CI, [1] ARM_DB, both big endian */
+	uint32_t cqn;
+	uint32_t prod; /* next CQE index */
+
+	/* arming: the last ARM_DB value taken, and what it asked for */
+	bool armed;
+	bool arm_solicited;
+	uint32_t arm_ci;
+	uint32_t se_prod; /* one past the last solicited or error CQE */
+
+	uint64_t events; /* completion events raised */
+	uint64_t stalls; /* CQE postponed: no room before SET_CI */
+	void *priv;
+};
+
+struct nic_qp {
+	struct nic_dev *dev;
+	uint32_t qpn;
+	uint32_t uidx; /* copied into every CQE (cqe_version 1) */
+	uint32_t pdn;
+	enum nic_qp_state state;
+	uint32_t access; /* qp_access_flags: remote rights of the peer */
+	bool sig_all;
+
+	uint8_t *sq;
+	uint32_t sq_bbs; /* SQ size in 64-byte basic blocks, power of 2 */
+	uint8_t *rq;
+	uint32_t rq_cnt; /* receive WQEs, power of 2 */
+	uint32_t rq_shift; /* log2 of the receive WQE stride */
+	uint32_t *dbrec; /* [0] RCV_DBR, [1] SND_DBR, big endian */
+
+	uint16_t sq_ci; /* counter of the next send WQE to execute */
+	uint16_t rq_ci; /* counter of the next receive WQE to consume */
+
+	struct nic_cq *scq, *rcq;
+
+	/* connection, from modify to RTR */
+	uint16_t dlid;
+	uint32_t dest_qpn;
+
+	/* statistics */
+	uint64_t wqes, bytes, rnr_waits;
+	void *priv;
+};
+
+/* ---- wqe.c -------------------------------------------------------- */
+
+struct nic_sge {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+};
+
+struct nic_opcode;
+
+/* One send WQE as read from the SQ (never from a BlueFlame copy). */
+struct nic_wqe {
+	uint16_t idx; /* wqe_counter from the control segment */
+	uint8_t opcode;
+	uint8_t ds;
+	uint8_t nbb;
+	uint8_t fm_ce_se;
+	uint32_t imm; /* raw big endian */
+	const struct nic_opcode *op;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t len; /* payload bytes */
+	bool inl;
+	uint32_t nsge;
+	struct nic_sge sge[NIC_MAX_SGE];
+	uint8_t inl_data[NIC_MAX_INLINE];
+};
+
+int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w);
+int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
+		       struct nic_sge *sge, uint32_t *nsge);
+
+static inline bool nic_wqe_signaled(const struct nic_qp *qp,
+				    const struct nic_wqe *w)
+{
+	return qp->sig_all || (w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE);
+}
+
+/* ---- opcode.c ----------------------------------------------------- */
+
+enum {
+	NIC_OPF_VALID = 1 << 0,
+	NIC_OPF_RADDR = 1 << 1, /* raddr segment follows the control seg */
+	NIC_OPF_PAYLOAD = 1 << 2, /* data goes requester -> responder */
+	NIC_OPF_READ = 1 << 3, /* data goes responder -> requester */
+	NIC_OPF_RECV = 1 << 4, /* consumes a receive WQE */
+	NIC_OPF_IMM = 1 << 5, /* carries immediate data */
+	NIC_OPF_INV = 1 << 6, /* carries an rkey to invalidate */
+};
+
+struct nic_opcode {
+	const char *name;
+	uint32_t flags;
+	uint32_t remote_access; /* NIC_ACCESS_* the responder must grant */
+	uint8_t resp_cqe; /* MLX5_CQE_RESP_* on the responder, if RECV */
+};
+
+const struct nic_opcode *nic_opcode(uint8_t opcode);
+
+/* ---- mr.c --------------------------------------------------------- */
+
+/* Resolve [addr, addr+len) under key; returns 0 or an MLX5 syndrome. */
+int nic_mr_local(struct nic_dev *dev, uint32_t pdn, uint32_t lkey,
+		 uint64_t addr, uint32_t len, uint32_t access, uint8_t **va);
+int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp,
+		  uint32_t rkey, uint64_t addr, uint32_t len, uint32_t access,
+		  uint8_t **va);
+
+/* ---- responder.c -------------------------------------------------- */
+
+enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt);
+void nic_iov_copy(struct nic_iov *dst, uint32_t ndst,
+		  const struct nic_iov *src, uint32_t nsrc, uint32_t len);
+
+/* ---- requester.c -------------------------------------------------- */
+
+/* Execute up to budget posted WQEs; returns how many were retired. */
+unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget);
+/* Move to ERR (e.g. modify_qp) and flush what is posted. */
+void nic_qp_error(struct nic_qp *qp);
+unsigned int nic_qp_flush(struct nic_qp *qp);
+/* RESET: the rings are zeroed by libmlx5, so are our counters. */
+void nic_qp_reset(struct nic_qp *qp);
+
+/* ---- completer.c -------------------------------------------------- */
+
+struct nic_cqe_info {
+	uint8_t opcode; /* MLX5_CQE_* */
+	uint8_t syndrome; /* error CQEs */
+	uint8_t wqe_opcode; /* requester: the WQE's opcode */
+	uint16_t wqe_counter;
+	uint32_t byte_cnt;
+	uint32_t imm; /* raw big endian */
+	uint32_t src_qpn;
+	uint16_t slid;
+	bool se;
+};
+
+bool nic_cq_has_room(const struct nic_cq *cq, uint32_t n);
+int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
+		  const struct nic_cqe_info *info);
+/* Pick up ARM_DB, raise an event if due; returns true if one was. */
+bool nic_cq_poll_arm(struct nic_dev *dev, struct nic_cq *cq);
+void nic_cq_init(struct nic_cq *cq);
+
+#define NIC_ARM_IDLE 0xffffffffu /* ARM_DB value no arm can produce */
+
+static inline uint32_t nic_be32_load(const uint32_t *p)
+{
+	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The mlx5 send opcodes an RC QP may post, as one table (rxe_opcode.c does
+ * the same for IBA opcodes) so the requester and responder ask it instead
+ * of switching on opcodes. Anything absent is a local QP operation error.
+ */
+#include "nic.h"
+
+static const struct nic_opcode nic_opcodes[256] = {
+	[MLX5_OPCODE_NOP] = {
+		.name = "NOP",
+		.flags = NIC_OPF_VALID,
+	},
+	[MLX5_OPCODE_RDMA_WRITE] = {
+		.name = "RDMA_WRITE",
+		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_PAYLOAD,
+		.remote_access = NIC_ACCESS_REMOTE_WRITE,
+	},
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = {
+		.name = "RDMA_WRITE_IMM",
+		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_PAYLOAD |
+			 NIC_OPF_RECV | NIC_OPF_IMM,
+		.remote_access = NIC_ACCESS_REMOTE_WRITE,
+		.resp_cqe = MLX5_CQE_RESP_WR_IMM,
+	},
+	[MLX5_OPCODE_SEND] = {
+		.name = "SEND",
+		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV,
+		.resp_cqe = MLX5_CQE_RESP_SEND,
+	},
+	[MLX5_OPCODE_SEND_IMM] = {
+		.name = "SEND_IMM",
+		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV |
+			 NIC_OPF_IMM,
+		.resp_cqe = MLX5_CQE_RESP_SEND_IMM,
+	},
+	[MLX5_OPCODE_SEND_INVAL] = {
+		.name = "SEND_INVAL",
+		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV |
+			 NIC_OPF_INV,
+		.resp_cqe = MLX5_CQE_RESP_SEND_INV,
+	},
+	[MLX5_OPCODE_RDMA_READ] = {
+		.name = "RDMA_READ",
+		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ,
+		.remote_access = NIC_ACCESS_REMOTE_READ,
+	},
+};
+
+const struct nic_opcode *nic_opcode(uint8_t opcode)
+{
+	const struct nic_opcode *op = &nic_opcodes[opcode];
+
+	return (op->flags & NIC_OPF_VALID) ? op : NULL;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Reading WQEs out of the rings libmlx5 writes. Everything here is
+ * untrusted input: every length is checked against the ring and the WQE
+ * size before it is used, so a corrupt WQE yields an error code, never an
+ * access outside the ring.
+ */
+#include <string.h>
+
+#include "nic.h"
+
+/* The 16-byte unit k of the WQE that starts at basic block bb. */
+static const uint8_t *sq_unit(const struct nic_qp *qp, uint32_t bb,
+			      uint32_t k)
+{
+	uint32_t units = qp->sq_bbs * (NIC_BB / 16);
+
+	return qp->sq + (((bb * (NIC_BB / 16)) + k) & (units - 1)) * 16;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* Copy len inline bytes that start at byte off of unit k; they may wrap. */
+static void copy_inline(const struct nic_qp *qp, uint32_t bb, uint32_t k,
+			uint32_t off, uint8_t *dst, uint32_t len)
+{
+	while (len) {
+		const uint8_t *u = sq_unit(qp, bb, k);
+		uint32_t n = 16 - off;
+
+		if (n > len)
+			n = len;
+		memcpy(dst, u + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+		k++;
+	}
+}
+
+int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
+{
+	uint32_t bb = idx & (qp->sq_bbs - 1);
+	const uint8_t *ctrl = sq_unit(qp, bb, 0);
+	uint32_t v, k, ds;
+	uint64_t total = 0;
+
+	v = rd32(ctrl);
+	w->idx = idx;
+	w->opcode = v & 0xff;
+	w->nsge = 0;
+	w->len = 0;
+	w->inl = false;
+	w->raddr = 0;
+	w->rkey = 0;
+	w->nbb = 1;
+	if (((v >> 8) & 0xffff) != idx)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+
+	v = rd32(ctrl + 4);
+	ds = v & 0xff;
+	if ((v >> 8) != qp->qpn || !ds || ds > NIC_MAX_DS)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	w->ds = ds;
+	w->nbb = (ds * 16 + NIC_BB - 1) / NIC_BB;
+	if (w->nbb > qp->sq_bbs) {
+		w->nbb = 1;
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	}
+	w->fm_ce_se = ctrl[11];
+	memcpy(&w->imm, ctrl + 12, 4);
+
+	w->op = nic_opcode(w->opcode);
+	if (!w->op)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+
+	k = 1;
+	if (w->op->flags & NIC_OPF_RADDR) {
+		const uint8_t *r;
+
+		if (k >= ds)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		r = sq_unit(qp, bb, k++);
+		w->raddr = rd64(r);
+		w->rkey = rd32(r + 8);
+	}
+
+	for (; k < ds; k++) {
+		const uint8_t *d = sq_unit(qp, bb, k);
+		uint32_t bc = rd32(d);
+
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+			/* inline data is the rest of the WQE, nothing after */
+			if (w->nsge || w->inl || 4 + (uint64_t)len > (ds - k) * 16)
+				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			if (w->op->flags & NIC_OPF_READ)
+				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			copy_inline(qp, bb, k, 4, w->inl_data, len);
+			w->inl = true;
+			total = len;
+			break;
+		}
+		if (!bc)
+			continue;
+		w->sge[w->nsge].len = bc;
+		w->sge[w->nsge].lkey = rd32(d + 4);
+		w->sge[w->nsge].addr = rd64(d + 8);
+		w->nsge++;
+		total += bc;
+	}
+	if (!(w->op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)) && total)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (total > (1u << 31))
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	w->len = total;
+	return 0;
+}
+
+int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
+		       struct nic_sge *sge, uint32_t *nsge)
+{
+	uint32_t stride = 1u << qp->rq_shift;
+	const uint8_t *wqe = qp->rq + (size_t)(idx & (qp->rq_cnt - 1)) * stride;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < stride / 16 && i < NIC_MAX_SGE; i++) {
+		const uint8_t *d = wqe + i * 16;
+		uint32_t lkey = rd32(d + 4);
+		uint32_t bc = rd32(d);
+
+		if (lkey == NIC_INVALID_LKEY)
+			break;
+		if (bc & MLX5_INLINE_SEG)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		if (!bc)
+			continue;
+		sge[n].len = bc;
+		sge[n].lkey = lkey;
+		sge[n].addr = rd64(d + 8);
+		n++;
+	}
+	*nsge = n;
+	return 0;
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * RC QPs: creation (rings in the application's buffer, doorbell UAR from
+ * uar.c), the RESET->INIT->RTR->RTS state machine with the attribute-mask
+ * rules of ib_modify_qp_is_ok(), query and destroy. The NIC finds a QP by
+ * dev->qps[qpn - EMU_FIRST_QPN].
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5emu.h"
+
+enum {
+	QP_STATE = 1 << 0,
+	QP_CUR_STATE = 1 << 1,
+	QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	QP_ACCESS_FLAGS = 1 << 3,
+	QP_PKEY_INDEX = 1 << 4,
+	QP_PORT = 1 << 5,
+	QP_QKEY = 1 << 6,
+	QP_AV = 1 << 7,
+	QP_PATH_MTU = 1 << 8,
+	QP_TIMEOUT = 1 << 9,
+	QP_RETRY_CNT = 1 << 10,
+	QP_RNR_RETRY = 1 << 11,
+	QP_RQ_PSN = 1 << 12,
+	QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	QP_ALT_PATH = 1 << 14,
+	QP_MIN_RNR_TIMER = 1 << 15,
+	QP_SQ_PSN = 1 << 16,
+	QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	QP_PATH_MIG_STATE = 1 << 18,
+	QP_CAP = 1 << 19,
+	QP_DEST_QPN = 1 << 20,
+	QP_RATE_LIMIT = 1 << 25,
+	QP_ATTR_ALL = (QP_RATE_LIMIT << 1) - 1,
+};
+
+#define EMU_QPT_RC 2
+#define EMU_DEFAULT_UIDX 0xffffff
+
+/* RC column of the IBTA transition table (ib_modify_qp_is_ok) */
+struct qp_transition {
+	bool valid;
+	uint32_t req;
+	uint32_t opt;
+};
+
+static const struct qp_transition rc_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
+	[EMU_QPS_RESET] = {
+		[EMU_QPS_RESET] = { .valid = true },
+		[EMU_QPS_INIT] = { .valid = true,
+				   .req = QP_PKEY_INDEX | QP_PORT |
+					  QP_ACCESS_FLAGS },
+	},
+	[EMU_QPS_INIT] = {
+		[EMU_QPS_INIT] = { .valid = true,
+				   .opt = QP_PKEY_INDEX | QP_PORT |
+					  QP_ACCESS_FLAGS },
+		[EMU_QPS_RTR] = { .valid = true,
+				  .req = QP_AV | QP_PATH_MTU | QP_DEST_QPN |
+					 QP_RQ_PSN | QP_MAX_DEST_RD_ATOMIC |
+					 QP_MIN_RNR_TIMER,
+				  .opt = QP_ALT_PATH | QP_ACCESS_FLAGS |
+					 QP_PKEY_INDEX },
+	},
+	[EMU_QPS_RTR] = {
+		[EMU_QPS_RTS] = { .valid = true,
+				  .req = QP_TIMEOUT | QP_RETRY_CNT |
+					 QP_RNR_RETRY | QP_SQ_PSN |
+					 QP_MAX_QP_RD_ATOMIC,
+				  .opt = QP_CUR_STATE | QP_ALT_PATH |
+					 QP_ACCESS_FLAGS | QP_MIN_RNR_TIMER |
+					 QP_PATH_MIG_STATE },
+	},
+	[EMU_QPS_RTS] = {
+		[EMU_QPS_RTS] = { .valid = true,
+				  .opt = QP_CUR_STATE | QP_ACCESS_FLAGS |
+					 QP_ALT_PATH | QP_PATH_MIG_STATE |
+					 QP_MIN_RNR_TIMER },
+		[EMU_QPS_SQD] = { .valid = true,
+				  .opt = QP_EN_SQD_ASYNC_NOTIFY },
+	},
+	[EMU_QPS_SQD] = {
+		[EMU_QPS_RTS] = { .valid = true,
+				  .opt = QP_CUR_STATE | QP_ALT_PATH |
+					 QP_ACCESS_FLAGS | QP_MIN_RNR_TIMER |
+					 QP_PATH_MIG_STATE },
+		[EMU_QPS_SQD] = { .valid = true,
+				  .opt = QP_PORT | QP_AV | QP_TIMEOUT |
+					 QP_RETRY_CNT | QP_RNR_RETRY |
+					 QP_MAX_QP_RD_ATOMIC |
+					 QP_MAX_DEST_RD_ATOMIC | QP_ALT_PATH |
+					 QP_ACCESS_FLAGS | QP_PKEY_INDEX |
+					 QP_MIN_RNR_TIMER |
+					 QP_PATH_MIG_STATE },
+	},
+	[EMU_QPS_SQE] = {
+		[EMU_QPS_RTS] = { .valid = true },
+	},
+};
+
+static bool modify_is_ok(enum emu_qp_state cur, enum emu_qp_state next,
+			 uint32_t mask)
+{
+	const struct qp_transition *t;
+
+	if (cur > EMU_QPS_ERR || next > EMU_QPS_ERR)
+		return false;
+	if ((mask & QP_CUR_STATE) && cur != EMU_QPS_RTR && cur != EMU_QPS_RTS &&
+	    cur != EMU_QPS_SQD && cur != EMU_QPS_SQE)
+		return false;
+	/* any state may go to RESET or ERR with nothing but the state */
+	if (next == EMU_QPS_RESET || next == EMU_QPS_ERR)
+		return !(mask & ~QP_STATE);
+	t = &rc_table[cur][next];
+	if (!t->valid)
+		return false;
+	if ((mask & t->req) != t->req)
+		return false;
+	return !(mask & ~(t->req | t->opt | QP_STATE));
+}
+
+static bool port_valid(uint8_t port)
+{
+	return port >= 1 && port <= emu_cfg.nports;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void copy_out(void *dst, size_t dst_len, const void *src, size_t src_len)
+{
+	if (dst)
+		memcpy(dst, src, dst_len < src_len ? dst_len : src_len);
+}
+
+int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct emu_model *m = emu_cfg.model;
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct mlx5_ib_create_qp_resp dresp = {};
+	struct mlx5_ib_create_qp ucmd = {};
+	struct emu_device *dev = ctx->dev;
+	struct ib_uverbs_ex_create_qp r;
+	uint32_t allowed, index;
+	struct emu_qp *qp;
+	int ret;
+
+	/* both layouts share everything after the response pointer */
+	if (c->ex) {
+		memcpy(&r, c->req, sizeof(r));
+		if (r.comp_mask)
+			return -EOPNOTSUPP; /* RSS indirection tables */
+		if (r.create_flags)
+			return -EOPNOTSUPP;
+	} else {
+		const struct ib_uverbs_create_qp *req = c->req;
+
+		memset(&r, 0, sizeof(r));
+		memcpy(&r, &req->user_handle,
+		       sizeof(*req) - offsetof(typeof(*req), user_handle));
+	}
+	if (r.qp_type != EMU_QPT_RC)
+		return -EOPNOTSUPP; /* UD, UC, XRC, raw: part 2 and later */
+	if (r.is_srq)
+		return -EINVAL; /* no SRQ handle can exist */
+	if (r.max_send_wr > (1U << m->log_max_qp_sz) ||
+	    r.max_recv_wr > (1U << m->log_max_qp_sz) ||
+	    r.max_send_sge > m->max_sge || r.max_recv_sge > m->max_sge)
+		return -EINVAL;
+	if (c->drv_req_len < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
+		return -EINVAL;
+	memcpy(&ucmd, c->drv_req,
+	       c->drv_req_len < sizeof(ucmd) ? c->drv_req_len : sizeof(ucmd));
+	allowed = MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_SCATTER_CQE |
+		  MLX5_QP_FLAG_ALLOW_SCATTER_CQE | MLX5_QP_FLAG_BFREG_INDEX |
+		  MLX5_QP_FLAG_UAR_PAGE_INDEX;
+	if (ucmd.flags & ~allowed)
+		return -EOPNOTSUPP;
+	if ((ucmd.flags & MLX5_QP_FLAG_BFREG_INDEX) &&
+	    (ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX))
+		return -EINVAL;
+	/* set_user_buf_size() / set_rq_size() */
+	if (ucmd.sq_wqe_count & (ucmd.sq_wqe_count - 1))
+		return -EINVAL;
+	if (ucmd.sq_wqe_count > (1U << m->log_max_qp_sz) ||
+	    ucmd.rq_wqe_count > (1U << m->log_max_qp_sz) ||
+	    ucmd.rq_wqe_shift > 31)
+		return -EINVAL;
+	/* get_qp_user_index(): uidx iff cqe_version 1 */
+	if (!!ctx->cqe_version ^ (ucmd.uidx != EMU_DEFAULT_UIDX))
+		return -EINVAL;
+	if (ucmd.ece_options)
+		return -EOPNOTSUPP; /* ECE is not advertised */
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	qp->pd = emu_uobj_get(ctx, r.pd_handle, EMU_OBJ_PD);
+	qp->send_cq = emu_uobj_get(ctx, r.send_cq_handle, EMU_OBJ_CQ);
+	qp->recv_cq = emu_uobj_get(ctx, r.recv_cq_handle, EMU_OBJ_CQ);
+	if (!qp->pd || !qp->send_cq || !qp->recv_cq) {
+		ret = -EINVAL;
+		goto err_free;
+	}
+	qp->qp_type = r.qp_type;
+	qp->sq_sig_all = r.sq_sig_all;
+	qp->max_send_wr = r.max_send_wr;
+	qp->max_recv_wr = r.max_recv_wr;
+	qp->max_send_sge = r.max_send_sge;
+	qp->max_recv_sge = r.max_recv_sge;
+	qp->max_inline_data = r.max_inline_data;
+	qp->buf_addr = ucmd.buf_addr;
+	qp->db_addr = ucmd.db_addr;
+	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
+	qp->rq_wqe_cnt = ucmd.rq_wqe_count;
+	qp->rq_wqe_shift = ucmd.rq_wqe_shift;
+	qp->uidx = ucmd.uidx;
+	qp->mlx5_flags = ucmd.flags;
+	qp->bfreg_index = ucmd.bfreg_index;
+	qp->uobj.user_handle = r.user_handle;
+	qp->state = EMU_QPS_RESET;
+
+	ret = emu_uar_bind_qp(ctx, qp);
+	if (ret)
+		goto err_free;
+	pthread_mutex_lock(&dev->lock);
+	ret = emu_table_alloc(&dev->qps, qp, &index);
+	if (!ret && index + EMU_FIRST_QPN > 0xffffff) {
+		emu_table_remove(&dev->qps, index);
+		ret = -ENOMEM;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (ret)
+		goto err_uar;
+	qp->qpn = EMU_FIRST_QPN + index;
+	ret = emu_uobj_add(ctx, &qp->uobj, EMU_OBJ_QP);
+	if (ret)
+		goto err_qpn;
+	qp->pd->uobj.usecnt++;
+	qp->send_cq->uobj.usecnt++;
+	qp->recv_cq->uobj.usecnt++;
+
+	resp.base.qp_handle = qp->uobj.handle;
+	resp.base.qpn = qp->qpn;
+	resp.base.max_send_wr = r.max_send_wr;
+	resp.base.max_recv_wr = r.max_recv_wr;
+	resp.base.max_send_sge = r.max_send_sge;
+	resp.base.max_recv_sge = r.max_recv_sge;
+	resp.base.max_inline_data = r.max_inline_data;
+	resp.response_length = c->resp_len;
+	dresp.bfreg_index = qp->bfreg_index;
+	copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
+	copy_out(c->drv_resp, c->drv_resp_len, &dresp, sizeof(dresp));
+	emu_stat_add_qp(qp);
+	emu_trace(
+		"ctx%u CREATE_QP qpn=0x%x uar page_id=0x%x (uar 0x%x) %s bfreg_index=0x%x",
+		ctx->id, qp->qpn, qp->uar->page_id, qp->uar_id,
+		qp->uar_how == EMU_QP_UAR_STATIC_BFREG ? "static-bfreg" :
+		qp->uar_how == EMU_QP_UAR_BFREG_INDEX  ? "bfreg-index" :
+							 "uar-page-index",
+		ucmd.bfreg_index);
+	return 0;
+
+err_qpn:
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->qps, index);
+	pthread_mutex_unlock(&dev->lock);
+err_uar:
+	emu_uar_unbind_qp(ctx, qp);
+err_free:
+	free(qp);
+	return ret;
+}
+
+int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp)
+{
+	struct emu_context *ctx = qp->uobj.ctx;
+	struct emu_device *dev = ctx->dev;
+
+	/* unpublish first: the NIC can no longer find it */
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->qps, qp->qpn - EMU_FIRST_QPN);
+	pthread_mutex_unlock(&dev->lock);
+	emu_uobj_remove(ctx, &qp->uobj);
+	if (ctx->async)
+		emu_event_drop(ctx->async, &qp->uobj);
+	emu_stat_del_qp(qp);
+	emu_uar_unbind_qp(ctx, qp);
+	qp->pd->uobj.usecnt--;
+	qp->send_cq->uobj.usecnt--;
+	qp->recv_cq->uobj.usecnt--;
+	if (resp)
+		resp->events_reported = qp->events_reported;
+	free(qp);
+	return 0;
+}
+
+int emu_cmd_destroy_qp(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_destroy_qp *req = c->req;
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct emu_qp *qp = emu_uobj_get(ctx, req->qp_handle, EMU_OBJ_QP);
+	int ret;
+
+	if (!qp)
+		return -EINVAL;
+	ret = emu_qp_destroy(qp, &resp);
+	if (!ret)
+		copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct emu_model *m = emu_cfg.model;
+	struct ib_uverbs_modify_qp cmd;
+	enum emu_qp_state cur, next;
+	struct emu_qp *qp;
+	uint32_t mask;
+
+	memcpy(&cmd, c->req, sizeof(cmd)); /* ex: base comes first */
+	if (c->ex) {
+		const struct ib_uverbs_ex_modify_qp *ex = c->req;
+
+		if (ex->reserved)
+			return -EINVAL;
+	}
+	qp = emu_uobj_get(ctx, cmd.qp_handle, EMU_OBJ_QP);
+	if (!qp)
+		return -EINVAL;
+	mask = cmd.attr_mask;
+	/* uverbs modify_qp() */
+	if (mask & ~QP_ATTR_ALL)
+		return -EOPNOTSUPP;
+	if (((mask & QP_CUR_STATE) && cmd.cur_qp_state > EMU_QPS_ERR) ||
+	    ((mask & QP_STATE) && cmd.qp_state > EMU_QPS_ERR))
+		return -EINVAL;
+	if ((mask & QP_PORT) && !port_valid(cmd.port_num))
+		return -EINVAL;
+	if (mask & QP_AV) {
+		if (!port_valid(cmd.dest.port_num))
+			return -EINVAL;
+		if ((mask & QP_STATE) && cmd.qp_state == EMU_QPS_RTR) {
+			if (cmd.dest.port_num != qp->port)
+				return -EINVAL;
+		} else {
+			if ((mask & QP_PORT) &&
+			    cmd.port_num != cmd.dest.port_num)
+				return -EINVAL;
+			mask |= QP_PORT;
+			cmd.port_num = cmd.dest.port_num;
+		}
+	}
+	if ((mask & QP_ALT_PATH) && (!port_valid(cmd.alt_port_num) ||
+				     !port_valid(cmd.alt_dest.port_num) ||
+				     cmd.alt_port_num != cmd.alt_dest.port_num))
+		return -EINVAL;
+	if (mask & QP_RATE_LIMIT)
+		return -EOPNOTSUPP; /* no packet pacing */
+
+	/* mlx5_ib_modify_qp() */
+	cur = (mask & QP_CUR_STATE) ? cmd.cur_qp_state : qp->state;
+	next = (mask & QP_STATE) ? cmd.qp_state : cur;
+	if (!modify_is_ok(cur, next, mask))
+		return -EINVAL;
+	if ((mask & QP_PKEY_INDEX) && cmd.pkey_index >= 1)
+		return -EINVAL;
+	if ((mask & QP_MAX_QP_RD_ATOMIC) &&
+	    cmd.max_rd_atomic > (1U << m->log_max_ra_res_qp))
+		return -EINVAL;
+	if ((mask & QP_MAX_DEST_RD_ATOMIC) &&
+	    cmd.max_dest_rd_atomic > (1U << m->log_max_ra_req_qp))
+		return -EINVAL;
+	if ((mask & QP_PATH_MTU) && (cmd.path_mtu < 1 || cmd.path_mtu > 5))
+		return -EINVAL;
+
+	if (mask & QP_ACCESS_FLAGS)
+		qp->access = cmd.qp_access_flags;
+	if (mask & QP_PKEY_INDEX)
+		qp->pkey_index = cmd.pkey_index;
+	if (mask & QP_PORT)
+		qp->port = cmd.port_num;
+	if (mask & QP_QKEY)
+		qp->qkey = cmd.qkey;
+	if (mask & QP_AV)
+		qp->ah = cmd.dest;
+	if (mask & QP_ALT_PATH)
+		qp->alt_ah = cmd.alt_dest;
+	if (mask & QP_PATH_MTU)
+		qp->path_mtu = cmd.path_mtu;
+	if (mask & QP_TIMEOUT)
+		qp->timeout = cmd.timeout;
+	if (mask & QP_RETRY_CNT)
+		qp->retry_cnt = cmd.retry_cnt;
+	if (mask & QP_RNR_RETRY)
+		qp->rnr_retry = cmd.rnr_retry;
+	if (mask & QP_RQ_PSN)
+		qp->rq_psn = cmd.rq_psn & 0xffffff;
+	if (mask & QP_SQ_PSN)
+		qp->sq_psn = cmd.sq_psn & 0xffffff;
+	if (mask & QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = cmd.max_rd_atomic;
+	if (mask & QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = cmd.max_dest_rd_atomic;
+	if (mask & QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = cmd.min_rnr_timer;
+	if (mask & QP_PATH_MIG_STATE)
+		qp->path_mig_state = cmd.path_mig_state;
+	if (mask & QP_DEST_QPN)
+		qp->dest_qp_num = cmd.dest_qp_num & 0xffffff;
+	/*
+	 * To RESET the NIC must stop producing CQEs for this QP before we
+	 * return (libmlx5 cleans the CQ right after): part 2 quiesces here.
+	 */
+	qp->state = next;
+	if (c->ex && c->resp) {
+		struct ib_uverbs_ex_modify_qp_resp resp = {
+			.response_length = c->resp_len,
+		};
+
+		copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
+	}
+	return 0;
+}
+
+int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_query_qp *req = c->req;
+	struct ib_uverbs_query_qp_resp resp = {};
+	struct emu_qp *qp = emu_uobj_get(ctx, req->qp_handle, EMU_OBJ_QP);
+
+	if (!qp)
+		return -EINVAL;
+	resp.dest = qp->ah;
+	resp.alt_dest = qp->alt_ah;
+	resp.max_send_wr = qp->max_send_wr;
+	resp.max_recv_wr = qp->max_recv_wr;
+	resp.max_send_sge = qp->max_send_sge;
+	resp.max_recv_sge = qp->max_recv_sge;
+	resp.max_inline_data = qp->max_inline_data;
+	resp.qkey = qp->qkey;
+	resp.rq_psn = qp->rq_psn;
+	resp.sq_psn = qp->sq_psn;
+	resp.dest_qp_num = qp->dest_qp_num;
+	resp.qp_access_flags = qp->access;
+	resp.pkey_index = qp->pkey_index;
+	resp.qp_state = qp->state;
+	resp.cur_qp_state = qp->state;
+	resp.path_mtu = qp->path_mtu;
+	resp.path_mig_state = qp->path_mig_state;
+	resp.max_rd_atomic = qp->max_rd_atomic;
+	resp.max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	resp.min_rnr_timer = qp->min_rnr_timer;
+	resp.port_num = qp->port;
+	resp.timeout = qp->timeout;
+	resp.retry_cnt = qp->retry_cnt;
+	resp.rnr_retry = qp->rnr_retry;
+	resp.sq_sig_all = qp->sq_sig_all;
+	copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
+	return 0;
+}

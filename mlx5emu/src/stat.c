@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Attribution for `mlx5emu stat`: which UAR pages each context holds and
+ * which page each QP rings. Records are linked here under one lock (so the
+ * writer never takes a context lock) and the whole process is rewritten to
+ * $MLX5EMU_STAT_DIR/<pid> on every change and at exit, one record per line:
+ *
+ *   process pid=.. comm=.. exited=0|1
+ *   context pid=.. ctx=.. dev=mlx5_0 uar=static|dynamic tot_bfregs=..
+ *           static_pages=.. num_dyn_bfregs=.. uars_per_page=.. uars=..
+ *   page pid=.. ctx=.. page_id=0x.. nuars=.. kind=static|alloc_wc|bf|nc
+ *        how=get_context|mmap_alloc_wc|uar_obj_alloc index=.. mapped=..
+ *        destroyed=0|1 qps=.. cqs=..
+ *   qp pid=.. ctx=.. qpn=0x.. page_id=0x.. uar=0x..
+ *      how=static_bfreg|bfreg_index|uar_page_index bfreg=..
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mlx5emu.h"
+
+static pthread_mutex_t stat_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_list contexts = { &contexts, &contexts };
+static bool exited;
+
+static const char *const kind_names[] = {
+	[EMU_UAR_KIND_STATIC] = "static",
+	[EMU_UAR_KIND_ALLOC_WC] = "alloc_wc",
+	[EMU_UAR_KIND_OBJ_BF] = "bf",
+	[EMU_UAR_KIND_OBJ_NC] = "nc",
+};
+
+static const char *const how_names[] = {
+	[EMU_UAR_KIND_STATIC] = "get_context",
+	[EMU_UAR_KIND_ALLOC_WC] = "mmap_alloc_wc",
+	[EMU_UAR_KIND_OBJ_BF] = "uar_obj_alloc",
+	[EMU_UAR_KIND_OBJ_NC] = "uar_obj_alloc",
+};
+
+static const char *const qp_how_names[] = {
+	[EMU_QP_UAR_STATIC_BFREG] = "static_bfreg",
+	[EMU_QP_UAR_BFREG_INDEX] = "bfreg_index",
+	[EMU_QP_UAR_PAGE_INDEX] = "uar_page_index",
+};
+
+static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
+{
+	struct emu_list *pos, *tmp;
+
+	fprintf(f,
+		"context pid=%d ctx=%u dev=%s uar=%s tot_bfregs=%u static_pages=%u num_dyn_bfregs=%u uars_per_page=%u uars=%u\n",
+		pid, ctx->id, ctx->dev->name,
+		ctx->uar_mode == EMU_UAR_STATIC ? "static" : "dynamic",
+		ctx->tot_bfregs, ctx->num_static_pages, ctx->num_dyn_bfregs,
+		ctx->nupp, ctx->nr_uars);
+	emu_list_for_each_safe(pos, tmp, &ctx->stat_pages)
+	{
+		struct emu_uar_page *pg =
+			container_of(pos, struct emu_uar_page, stat_node);
+
+		fprintf(f,
+			"page pid=%d ctx=%u page_id=0x%x nuars=%u kind=%s how=%s index=%u mapped=%u destroyed=%d qps=%u cqs=%u\n",
+			pid, ctx->id, pg->page_id, pg->nuars,
+			kind_names[pg->kind], how_names[pg->kind], pg->index,
+			pg->app_maps, pg->destroyed, pg->nqps, pg->ncqs);
+	}
+	emu_list_for_each_safe(pos, tmp, &ctx->stat_qps)
+	{
+		struct emu_qp *qp = container_of(pos, struct emu_qp, stat_node);
+
+		fprintf(f,
+			"qp pid=%d ctx=%u qpn=0x%x page_id=0x%x uar=0x%x how=%s bfreg=%d\n",
+			pid, ctx->id, qp->qpn, qp->uar->page_id, qp->uar_id,
+			qp_how_names[qp->uar_how], qp->bfregn);
+	}
+}
+
+/* called with stat_lock held */
+static void write_file(void)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 32], comm[64] = "?";
+	struct emu_list *pos, *n;
+	int pid = getpid();
+	FILE *f;
+
+	if (!emu_cfg.stat_dir[0])
+		return;
+	f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n ")] = 0;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/%d", emu_cfg.stat_dir, pid);
+	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", emu_cfg.stat_dir, pid);
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "process pid=%d comm=%s exited=%d\n", pid, comm, exited);
+	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
+		f, pid, container_of(pos, struct emu_context, stat_node));
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+void emu_stat_changed(void)
+{
+	pthread_mutex_lock(&stat_lock);
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_exit(void)
+{
+	pthread_mutex_lock(&stat_lock);
+	exited = true;
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_add_ctx(struct emu_context *ctx)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_add_tail(&contexts, &ctx->stat_node);
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_del_ctx(struct emu_context *ctx)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_del(&ctx->stat_node);
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_add_page(struct emu_uar_page *pg)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_add_tail(&pg->uobj.ctx->stat_pages, &pg->stat_node);
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_del_page(struct emu_uar_page *pg)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_del(&pg->stat_node);
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_add_qp(struct emu_qp *qp)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_add_tail(&qp->uobj.ctx->stat_qps, &qp->stat_node);
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}
+
+void emu_stat_del_qp(struct emu_qp *qp)
+{
+	pthread_mutex_lock(&stat_lock);
+	emu_list_del(&qp->stat_node);
+	write_file();
+	pthread_mutex_unlock(&stat_lock);
+}

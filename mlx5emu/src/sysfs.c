@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The sysfs tree libibverbs reads when SYSFS_PATH points at it and netlink
+ * is unavailable: class/infiniband_verbs/uverbsN and class/infiniband/mlx5_N.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model.h"
+
+static int mkdirs(const char *path)
+{
+	char tmp[4096];
+	char *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+put(const char *dir, const char *name, const char *fmt, ...)
+{
+	char path[4096];
+	va_list ap;
+	FILE *f;
+	int ret;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	ret = fclose(f) ? -errno : 0;
+	return ret;
+}
+
+static void guid_str(char *buf, size_t len, uint64_t guid)
+{
+	snprintf(buf, len, "%04x:%04x:%04x:%04x", (unsigned int)(guid >> 48),
+		 (unsigned int)(guid >> 32) & 0xffff,
+		 (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+}
+
+static int write_port(const char *ibdev, const struct emu_model *m,
+		      unsigned int dev, unsigned int nports, unsigned int port)
+{
+	uint64_t guid = emu_node_guid(dev) + port;
+	char dir[4096], sub[4200];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/ports/%u", ibdev, port);
+	snprintf(sub, sizeof(sub), "%s/gids", dir);
+	ret = mkdirs(sub);
+	if (!ret) {
+		snprintf(sub, sizeof(sub), "%s/pkeys", dir);
+		ret = mkdirs(sub);
+	}
+	if (ret)
+		return ret;
+
+	/* IB link layer: no gid_attrs directory means "IB/RoCE v1" GIDs */
+	snprintf(sub, sizeof(sub), "%s/gids", dir);
+	ret = put(sub, "0", "fe80:0000:0000:0000:%04x:%04x:%04x:%04x\n",
+		  (unsigned int)(guid >> 48),
+		  (unsigned int)(guid >> 32) & 0xffff,
+		  (unsigned int)(guid >> 16) & 0xffff,
+		  (unsigned int)guid & 0xffff);
+	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
+	ret = ret ?: put(sub, "0", "0xffff\n");
+	ret = ret ?: put(dir, "state", "4: ACTIVE\n");
+	ret = ret ?: put(dir, "phys_state", "5: LinkUp\n");
+	ret = ret ?: put(dir, "link_layer", "InfiniBand\n");
+	ret = ret ?: put(dir, "rate", "%s\n", m->rate);
+	ret = ret ?: put(dir, "lid", "0x%x\n", emu_port_lid(dev, nports, port));
+	ret = ret ?: put(dir, "sm_lid", "0x1\n");
+	ret = ret ?: put(dir, "lid_mask_count", "0\n");
+	ret = ret ?: put(dir, "cap_mask", "0x2651e848\n");
+	return ret;
+}
+
+static int write_device(const char *root, const struct emu_model *m,
+			unsigned int dev, unsigned int nports)
+{
+	char uverbs[4096], ibdev[4096], pci[4200], guid[32];
+	unsigned int port;
+	int ret;
+
+	snprintf(uverbs, sizeof(uverbs), "%s/class/infiniband_verbs/uverbs%u",
+		 root, dev);
+	snprintf(ibdev, sizeof(ibdev), "%s/class/infiniband/mlx5_%u", root,
+		 dev);
+	snprintf(pci, sizeof(pci), "%s/device", ibdev);
+	ret = mkdirs(uverbs);
+	ret = ret ?: mkdirs(pci);
+	if (ret)
+		return ret;
+
+	ret = put(uverbs, "ibdev", "mlx5_%u\n", dev);
+	ret = ret   ?:
+		      put(uverbs, "dev", "%u:%u\n", EMU_CDEV_MAJOR,
+			  EMU_CDEV_MINOR_BASE + dev);
+	/* the mlx5 provider ABI, not the uverbs one */
+	ret = ret ?: put(uverbs, "abi_version", "%u\n", 1);
+
+	guid_str(guid, sizeof(guid), emu_node_guid(dev));
+	ret = ret ?: put(ibdev, "node_type", "1: CA\n");
+	ret = ret ?: put(ibdev, "node_guid", "%s\n", guid);
+	ret = ret ?: put(ibdev, "sys_image_guid", "%s\n", guid);
+	ret = ret ?: put(ibdev, "node_desc", "mlx5emu %s\n", m->desc);
+	ret = ret   ?:
+		      put(ibdev, "fw_ver", "%u.%u.%04u\n", m->fw_major,
+			  m->fw_minor, m->fw_sub);
+	ret = ret ?: put(ibdev, "hca_type", "%s\n", m->hca_type);
+	ret = ret ?: put(ibdev, "hw_rev", "0x0\n");
+	ret = ret ?: put(ibdev, "board_id", "%s\n", m->board_id);
+	/* libibverbs matches the provider with %08X: upper-case hex */
+	ret = ret   ?:
+		      put(pci, "modalias",
+			  "pci:v%08Xd%08Xsv%08Xsd%08Xbc02sc07i00\n",
+			  EMU_PCI_VENDOR, m->pci_device, EMU_PCI_VENDOR,
+			  m->pci_subsys);
+	ret = ret ?: put(pci, "vendor", "0x%04x\n", EMU_PCI_VENDOR);
+	ret = ret ?: put(pci, "device", "0x%04x\n", m->pci_device);
+	ret = ret ?: put(pci, "numa_node", "-1\n");
+	for (port = 1; !ret && port <= nports; port++)
+		ret = write_port(ibdev, m, dev, nports, port);
+	return ret;
+}
+
+int emu_sysfs_write(const char *root, const struct emu_model *model,
+		    unsigned int ndevices, unsigned int nports)
+{
+	char dir[4096];
+	unsigned int i;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs", root);
+	ret = mkdirs(dir);
+	/* uverbs ABI 6 selects the modern command layouts */
+	ret = ret ?: put(dir, "abi_version", "6\n");
+	for (i = 0; !ret && i < ndevices; i++)
+		ret = write_device(root, model, i, nports);
+	return ret;
+}

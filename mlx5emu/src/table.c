@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* A small IDR: ids are handed out lowest-free-first, like the kernel's. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5emu.h"
+
+static int grow(struct emu_table *t, uint32_t need)
+{
+	uint32_t n = t->nslots ? t->nslots : 16;
+	void **slot;
+
+	while (n <= need)
+		n *= 2;
+	slot = realloc(t->slot, n * sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	memset(slot + t->nslots, 0, (n - t->nslots) * sizeof(*slot));
+	t->slot = slot;
+	t->nslots = n;
+	return 0;
+}
+
+int emu_table_alloc(struct emu_table *t, void *p, uint32_t *id)
+{
+	uint32_t i;
+
+	for (i = t->hint; i < t->nslots; i++)
+		if (!t->slot[i])
+			break;
+	if (i >= t->nslots && grow(t, i))
+		return -ENOMEM;
+	t->slot[i] = p;
+	t->hint = i + 1;
+	t->used++;
+	*id = i;
+	return 0;
+}
+
+int emu_table_alloc_at(struct emu_table *t, void *p, uint32_t id)
+{
+	if (id >= t->nslots && grow(t, id))
+		return -ENOMEM;
+	if (t->slot[id])
+		return -EBUSY;
+	t->slot[id] = p;
+	t->used++;
+	return 0;
+}
+
+void *emu_table_get(const struct emu_table *t, uint32_t id)
+{
+	return id < t->nslots ? t->slot[id] : NULL;
+}
+
+void *emu_table_remove(struct emu_table *t, uint32_t id)
+{
+	void *p = emu_table_get(t, id);
+
+	if (!p)
+		return NULL;
+	t->slot[id] = NULL;
+	t->used--;
+	if (id < t->hint)
+		t->hint = id;
+	if (!t->used) {
+		/* keep long-running loops from holding a grown array */
+		free(t->slot);
+		t->slot = NULL;
+		t->nslots = 0;
+		t->hint = 0;
+	}
+	return p;
+}
+
+void emu_table_destroy(struct emu_table *t)
+{
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The ioctl() command channel (RDMA_VERBS_IOCTL). The emulated kernel
+ * answers as one of the contract's profiles:
+ *   W (--uar=static): a write-only kernel, ENOTTY for every ioctl;
+ *   H (--uar=dynamic): EPROTONOSUPPORT for every (object, method) but the
+ *     mlx5 UAR object, so libibverbs keeps using write() and libmlx5 gets
+ *     its dynamic UARs.
+ * Header and attribute rules follow core/uverbs_ioctl.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/mlx5_user_ioctl_cmds.h>
+#include <rdma/mlx5_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "mlx5emu.h"
+
+struct attr_spec {
+	uint16_t id;
+	uint16_t min_len; /* for PTR_OUT */
+	bool out_ptr;
+};
+
+/* attrs[] indexed like specs[]; NULL when absent */
+static int parse_attrs(struct ib_uverbs_ioctl_hdr *hdr,
+		       const struct attr_spec *specs, unsigned int nspecs,
+		       struct ib_uverbs_attr **found)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nspecs; i++)
+		found[i] = NULL;
+	for (i = 0; i < hdr->num_attrs; i++) {
+		struct ib_uverbs_attr *a = &hdr->attrs[i];
+
+		for (j = 0; j < nspecs; j++)
+			if (specs[j].id == a->attr_id)
+				break;
+		if (j == nspecs) {
+			if (a->flags & UVERBS_ATTR_F_MANDATORY)
+				return -EPROTONOSUPPORT;
+			continue;
+		}
+		if (found[j])
+			return -EINVAL;
+		if (specs[j].out_ptr && (a->len < specs[j].min_len || !a->data))
+			return -EINVAL;
+		found[j] = a;
+	}
+	for (j = 0; j < nspecs; j++)
+		if (!found[j])
+			return -EINVAL; /* all of ours are mandatory */
+	return 0;
+}
+
+static void put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
+{
+	memcpy((void *)(uintptr_t)a->data, val, len < a->len ? len : a->len);
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+}
+
+static int uar_obj_alloc(struct emu_context *ctx,
+			 struct ib_uverbs_ioctl_hdr *hdr)
+{
+	static const struct attr_spec specs[] = {
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 0, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, true },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, true },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, true },
+	};
+	struct ib_uverbs_attr *a[5];
+	struct emu_uar_page *pg;
+	uint32_t len32;
+	int ret;
+
+	ret = parse_attrs(hdr, specs, 5, a);
+	if (ret)
+		return ret;
+	ret = emu_uar_obj_alloc(ctx, a[1]->data, &pg);
+	if (ret)
+		return ret;
+	a[0]->data = pg->uobj.handle; /* IDR out: into the attribute itself */
+	a[0]->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	put_out(a[2], &pg->mmap_offset, sizeof(pg->mmap_offset));
+	len32 = pg->len;
+	put_out(a[3], &len32, sizeof(len32));
+	put_out(a[4], &pg->page_id, sizeof(pg->page_id));
+	emu_trace("ctx%u UAR_OBJ_ALLOC %s page_id=0x%x nuars=%u handle=%u",
+		  ctx->id, a[1]->data ? "NC" : "BF", pg->page_id, pg->nuars,
+		  pg->uobj.handle);
+	return 0;
+}
+
+static int uar_obj_destroy(struct emu_context *ctx,
+			   struct ib_uverbs_ioctl_hdr *hdr)
+{
+	static const struct attr_spec specs[] = {
+		{ MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, false },
+	};
+	struct ib_uverbs_attr *a[1];
+	struct emu_uar_page *pg;
+	int ret;
+
+	ret = parse_attrs(hdr, specs, 1, a);
+	if (ret)
+		return ret;
+	pg = emu_uobj_get(ctx, a[0]->data, EMU_OBJ_UAR);
+	if (!pg)
+		return -ENOENT;
+	return emu_uar_obj_destroy(pg);
+}
+
+int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
+{
+	struct ib_uverbs_ioctl_hdr *hdr = arg;
+	int ret;
+
+	if (req != RDMA_VERBS_IOCTL) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (emu_cfg.uar_mode == EMU_UAR_STATIC)
+		ret = -ENOTTY; /* profile W: a kernel without ioctl verbs */
+	else if (hdr->length !=
+		 sizeof(*hdr) + hdr->num_attrs * sizeof(hdr->attrs[0]))
+		ret = -EINVAL;
+	else if (hdr->reserved1 || hdr->reserved2)
+		ret = -EPROTONOSUPPORT;
+	else if (hdr->driver_id != RDMA_DRIVER_MLX5)
+		ret = -EINVAL;
+	else if (hdr->object_id != MLX5_IB_OBJECT_UAR)
+		ret = -EPROTONOSUPPORT;
+	else {
+		pthread_mutex_lock(&ctx->lock);
+		if (!ctx->ucontext)
+			ret = -EINVAL;
+		else if (hdr->method_id == MLX5_IB_METHOD_UAR_OBJ_ALLOC)
+			ret = uar_obj_alloc(ctx, hdr);
+		else if (hdr->method_id == MLX5_IB_METHOD_UAR_OBJ_DESTROY)
+			ret = uar_obj_destroy(ctx, hdr);
+		else
+			ret = -EPROTONOSUPPORT;
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	emu_trace("ctx%u ioctl object=0x%x method=0x%x attrs=%u -> %s", ctx->id,
+		  hdr->object_id, hdr->method_id, hdr->num_attrs,
+		  ret ? strerrorname_np(-ret) : "ok");
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
