@@ -35,8 +35,8 @@ bool nic_cq_has_room(const struct nic_cq *cq, uint32_t n)
 int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 		  const struct nic_cqe_info *info)
 {
-	uint8_t *slot = cq->buf + (size_t)(cq->prod & (cq->ncqe - 1)) *
-					  cq->cqe_size;
+	uint8_t *slot =
+		cq->buf + (size_t)(cq->prod & (cq->ncqe - 1)) * cq->cqe_size;
 	struct mlx5_cqe64 *cqe = (void *)(slot + cq->cqe_size - 64);
 	uint8_t owner = !!(cq->prod & cq->ncqe);
 	bool err = info->opcode == MLX5_CQE_REQ_ERR ||

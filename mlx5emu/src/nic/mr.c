@@ -25,9 +25,8 @@ int nic_mr_local(struct nic_dev *dev, uint32_t pdn, uint32_t lkey,
 	return 0;
 }
 
-int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp,
-		  uint32_t rkey, uint64_t addr, uint32_t len, uint32_t access,
-		  uint8_t **va)
+int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp, uint32_t rkey,
+		  uint64_t addr, uint32_t len, uint32_t access, uint8_t **va)
 {
 	struct nic_mr mr;
 

@@ -231,15 +231,14 @@ const struct nic_opcode *nic_opcode(uint8_t opcode);
 /* Resolve [addr, addr+len) under key; returns 0 or an MLX5 syndrome. */
 int nic_mr_local(struct nic_dev *dev, uint32_t pdn, uint32_t lkey,
 		 uint64_t addr, uint32_t len, uint32_t access, uint8_t **va);
-int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp,
-		  uint32_t rkey, uint64_t addr, uint32_t len, uint32_t access,
-		  uint8_t **va);
+int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp, uint32_t rkey,
+		  uint64_t addr, uint32_t len, uint32_t access, uint8_t **va);
 
 /* ---- responder.c -------------------------------------------------- */
 
 enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt);
-void nic_iov_copy(struct nic_iov *dst, uint32_t ndst,
-		  const struct nic_iov *src, uint32_t nsrc, uint32_t len);
+void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
+		  uint32_t nsrc, uint32_t len);
 
 /* ---- requester.c -------------------------------------------------- */
 

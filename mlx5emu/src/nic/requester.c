@@ -88,7 +88,8 @@ static int req_execute(struct nic_qp *qp, struct nic_wqe *w)
 	} else {
 		err = req_map(qp, w, iov,
 			      (op->flags & NIC_OPF_READ) ?
-				      NIC_ACCESS_LOCAL_WRITE : 0);
+				      NIC_ACCESS_LOCAL_WRITE :
+				      0);
 		if (err)
 			return err;
 		if (op->flags & NIC_OPF_READ) {

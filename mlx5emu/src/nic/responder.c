@@ -8,8 +8,8 @@
 
 #include "nic.h"
 
-void nic_iov_copy(struct nic_iov *dst, uint32_t ndst,
-		  const struct nic_iov *src, uint32_t nsrc, uint32_t len)
+void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
+		  uint32_t nsrc, uint32_t len)
 {
 	uint32_t di = 0, si = 0, doff = 0, soff = 0;
 
@@ -136,7 +136,8 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 			.wqe_counter = qp->rq_ci,
 			.byte_cnt = pkt->len,
 			.imm = (op->flags & (NIC_OPF_IMM | NIC_OPF_INV)) ?
-				       pkt->imm : 0,
+				       pkt->imm :
+				       0,
 			.src_qpn = pkt->src_qpn,
 			.slid = pkt->slid,
 			.se = pkt->se,

@@ -10,8 +10,7 @@
 #include "nic.h"
 
 /* The 16-byte unit k of the WQE that starts at basic block bb. */
-static const uint8_t *sq_unit(const struct nic_qp *qp, uint32_t bb,
-			      uint32_t k)
+static const uint8_t *sq_unit(const struct nic_qp *qp, uint32_t bb, uint32_t k)
 {
 	uint32_t units = qp->sq_bbs * (NIC_BB / 16);
 
@@ -107,7 +106,8 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 			uint32_t len = bc & ~MLX5_INLINE_SEG;
 
 			/* inline data is the rest of the WQE, nothing after */
-			if (w->nsge || w->inl || 4 + (uint64_t)len > (ds - k) * 16)
+			if (w->nsge || w->inl ||
+			    4 + (uint64_t)len > (ds - k) * 16)
 				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 			if (w->op->flags & NIC_OPF_READ)
 				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
