@@ -25,6 +25,7 @@
 static pthread_mutex_t stat_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_list contexts = { &contexts, &contexts };
 static bool exited;
+static bool active; /* only processes that opened a device leave a file */
 
 static const char *const kind_names[] = {
 	[EMU_UAR_KIND_STATIC] = "static",
@@ -86,7 +87,7 @@ static void write_file(void)
 	int pid = getpid();
 	FILE *f;
 
-	if (!emu_cfg.stat_dir[0])
+	if (!emu_cfg.stat_dir[0] || !active)
 		return;
 	f = fopen("/proc/self/comm", "r");
 	if (f) {
@@ -124,6 +125,7 @@ void emu_stat_exit(void)
 void emu_stat_add_ctx(struct emu_context *ctx)
 {
 	pthread_mutex_lock(&stat_lock);
+	active = true;
 	emu_list_add_tail(&contexts, &ctx->stat_node);
 	write_file();
 	pthread_mutex_unlock(&stat_lock);

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The staged ibv_devices and ibv_devinfo -v see the emulated mlx5_0 with
+ * sane attributes and an active port (run under `mlx5emu run`).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static char *run(const char *cmd)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	FILE *f = popen(cmd, "r");
+
+	assert_non_null(out);
+	assert_non_null(f);
+	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	out[len] = 0;
+	assert_int_equal(pclose(f), 0);
+	return out;
+}
+
+static void ibv_devices_lists_mlx5_0(void **state)
+{
+	char *out = run(STAGE_BIN "/ibv_devices");
+
+	(void)state;
+	assert_non_null(strstr(out, "mlx5_0"));
+	assert_non_null(strstr(out, "0002c90300e5a000"));
+	free(out);
+}
+
+static void ibv_devinfo_verbose(void **state)
+{
+	char *out = run(STAGE_BIN "/ibv_devinfo -v 2>&1");
+	static const char *const want[] = {
+		"hca_id:\tmlx5_0",
+		"transport:\t\t\tInfiniBand (0)",
+		"vendor_id:\t\t\t0x02c9",
+		"phys_port_cnt:\t\t\t1",
+		"max_qp:\t\t\t\t262144",
+		"atomic_cap:\t\t\tATOMIC_HCA (1)",
+		"state:\t\t\tPORT_ACTIVE (4)",
+		"active_mtu:\t\t4096 (5)",
+		"link_layer:\t\tInfiniBand",
+		"GID[  0]:",
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strstr(out, want[i]))
+			fail_msg("'%s' missing in:\n%s", want[i], out);
+	}
+	assert_null(strstr(out, "Failed"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ibv_devices_lists_mlx5_0),
+		cmocka_unit_test(ibv_devinfo_verbose),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

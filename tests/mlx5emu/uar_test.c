@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * UAR attribution on the emulated device, with unpatched libmlx5
+ * behaviour: static pages per context, where thread domains' QPs ring
+ * (pages from `mlx5emu stat`, slots from mlx5dv's bf.reg), and what the
+ * verb that needs one page too many returns.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emu_test.h"
+
+#define NTD 16
+
+static unsigned int static_pages_of_new_context(void)
+{
+	struct ibv_context *ctx = emu_test_open();
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	unsigned int n;
+
+	assert_non_null(st);
+	emu_test_read_stat(st);
+	n = emu_test_count_pages(st, st->last_ctx, "static");
+	free(st);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	return n;
+}
+
+/* the paper's figure: 16 bfregs -> 8 static UAR pages per context */
+static void static_pages(void **state)
+{
+	(void)state;
+	if (!emu_test_static_mode()) {
+		assert_int_equal(static_pages_of_new_context(), 0);
+		return;
+	}
+	unsetenv("MLX5_TOTAL_UUARS");
+	assert_int_equal(static_pages_of_new_context(), 8);
+	setenv("MLX5_TOTAL_UUARS", "32", 1);
+	assert_int_equal(static_pages_of_new_context(), 16);
+	unsetenv("MLX5_TOTAL_UUARS");
+}
+
+struct td_set {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_td *td[NTD];
+	struct ibv_pd *pad[NTD];
+	struct ibv_qp *qp[NTD];
+};
+
+static struct ibv_qp *td_qp(struct td_set *s, int i)
+{
+	struct ibv_parent_domain_init_attr pa = { .pd = s->pd, .td = s->td[i] };
+	struct ibv_qp_init_attr qa = {
+		.send_cq = s->cq,
+		.recv_cq = s->cq,
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	s->pad[i] = ibv_alloc_parent_domain(s->ctx, &pa);
+	assert_non_null(s->pad[i]);
+	s->qp[i] = ibv_create_qp(s->pad[i], &qa);
+	assert_non_null(s->qp[i]);
+	return s->qp[i];
+}
+
+static void td_set_free(struct td_set *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s->qp[i])
+			assert_int_equal(ibv_destroy_qp(s->qp[i]), 0);
+		if (s->pad[i])
+			assert_int_equal(ibv_dealloc_pd(s->pad[i]), 0);
+		assert_int_equal(ibv_dealloc_td(s->td[i]), 0);
+	}
+	assert_int_equal(ibv_destroy_cq(s->cq), 0);
+	assert_int_equal(ibv_dealloc_pd(s->pd), 0);
+	assert_int_equal(ibv_close_device(s->ctx), 0);
+}
+
+static void td_set_open(struct td_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = emu_test_open();
+	s->pd = ibv_alloc_pd(s->ctx);
+	assert_non_null(s->pd);
+	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
+	assert_non_null(s->cq);
+}
+
+/* 16 TDs today: 8 UAR pages, two QPs per page at 0x800 and 0xA00 */
+static void td_placement(void **state)
+{
+	struct ibv_td_init_attr ta = {};
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	uint32_t pages[NTD], slots[NTD];
+	unsigned int npages = 0, i, j;
+	struct td_set s;
+
+	(void)state;
+	assert_non_null(st);
+	td_set_open(&s);
+	for (i = 0; i < NTD; i++) {
+		s.td[i] = ibv_alloc_td(s.ctx, &ta);
+		assert_non_null(s.td[i]);
+		td_qp(&s, i);
+	}
+	emu_test_read_stat(st);
+	for (i = 0; i < NTD; i++) {
+		struct mlx5dv_qp dvqp = {};
+		struct mlx5dv_obj obj = { .qp = { .in = s.qp[i],
+						  .out = &dvqp } };
+		const struct emu_test_qp *q =
+			emu_test_find_qp(st, s.qp[i]->qp_num);
+
+		assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+		slots[i] = (uintptr_t)dvqp.bf.reg & 0xfff;
+		assert_true(slots[i] == 0x800 || slots[i] == 0xa00);
+		assert_non_null(q);
+		pages[i] = q->uar;
+		/* a TD's page is never a static one */
+		for (j = 0; j < st->npages; j++)
+			if (st->pages[j].page_id == q->page_id)
+				assert_string_not_equal(st->pages[j].kind,
+							"static");
+	}
+	for (i = 0; i < NTD; i++) {
+		unsigned int same = 0, other = NTD;
+
+		for (j = 0; j < NTD; j++) {
+			if (pages[j] != pages[i])
+				continue;
+			same++;
+			if (j != i)
+				other = j;
+		}
+		assert_int_equal(same, 2);
+		assert_int_not_equal(slots[i], slots[other]);
+		for (j = 0; j < i && pages[j] != pages[i]; j++)
+			;
+		if (j == i)
+			npages++;
+	}
+	assert_int_equal(npages, 8);
+	print_message("%u TDs' QPs on %u UAR pages, 2 per page (0x800/0xa00)\n",
+		      NTD, npages);
+	free(st);
+	td_set_free(&s, NTD);
+}
+
+/*
+ * --uar-limit=N: TDs take pages until the context holds N UARs; the TD
+ * that needs one more fails as the kernel fails it, and a new context
+ * works again once the old one is closed.
+ */
+static void uar_limit(void **state)
+{
+	unsigned int limit = emu_test_env_uint("MLX5EMU_UAR_LIMIT", 0);
+	unsigned int dyn_bfregs = emu_test_env_uint("MLX5EMU_DYN_BFREGS", 1024);
+	bool is_static = emu_test_static_mode();
+	/* pages every context holds before the first TD */
+	unsigned int base = is_static ? 8 : 1;
+	unsigned int tds_ok, expect_errno, i, round;
+	struct ibv_td_init_attr ta = {};
+	struct ibv_td *extra;
+	struct td_set s;
+
+	(void)state;
+	if (!limit && (!is_static || dyn_bfregs >= 1024))
+		skip();
+	if (limit) {
+		assert_true(limit > base && (limit - base) * 2 <= NTD);
+		tds_ok = (limit - base) * 2;
+		/* firmware "limits exceeded" -> ENOMEM, from mmap (static)
+		 * or from the UAR_OBJ_ALLOC ioctl (dynamic) */
+		expect_errno = ENOMEM;
+	} else {
+		/* ALLOC_WC index past num_dyn_bfregs: the kernel's EINVAL */
+		tds_ok = dyn_bfregs;
+		expect_errno = EINVAL;
+	}
+	for (round = 0; round < 2; round++) {
+		td_set_open(&s);
+		for (i = 0; i < tds_ok; i++) {
+			s.td[i] = ibv_alloc_td(s.ctx, &ta);
+			assert_non_null(s.td[i]);
+			td_qp(&s, i);
+		}
+		errno = 0;
+		extra = ibv_alloc_td(s.ctx, &ta);
+		assert_null(extra);
+		print_message("round %u: TD %u fails with %s\n", round,
+			      tds_ok + 1, strerror(errno));
+		assert_int_equal(errno, expect_errno);
+		/* the device recovers when the context goes away */
+		td_set_free(&s, tds_ok);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(static_pages),
+		cmocka_unit_test(td_placement),
+		cmocka_unit_test(uar_limit),
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
