@@ -306,6 +306,10 @@ struct emu_context {
 	struct emu_uar_page **wc_pages; /* [num_dyn_pages] */
 	struct emu_list uar_pages;
 	uint32_t nr_uars; /* HW UARs held, against the limit */
+	/* UAR requests refused, for attribution */
+	uint32_t uar_refused;
+	const char *uar_refused_what;
+	int uar_refused_errno;
 	uint32_t uctx_ver; /* 0: v1 request, 2: v2 */
 	uint8_t cqe_version;
 

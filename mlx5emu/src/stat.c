@@ -8,6 +8,7 @@
  *   process pid=.. comm=.. exited=0|1
  *   context pid=.. ctx=.. dev=mlx5_0 uar=static|dynamic tot_bfregs=..
  *           static_pages=.. num_dyn_bfregs=.. uars_per_page=.. uars=..
+ *           refused=N [last_refused=<request>:<ERRNO>]
  *   page pid=.. ctx=.. page_id=0x.. nuars=.. kind=static|alloc_wc|bf|nc
  *        how=get_context|mmap_alloc_wc|uar_obj_alloc index=.. mapped=..
  *        destroyed=0|1 qps=.. cqs=..
@@ -52,11 +53,15 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 	struct emu_list *pos, *tmp;
 
 	fprintf(f,
-		"context pid=%d ctx=%u dev=%s uar=%s tot_bfregs=%u static_pages=%u num_dyn_bfregs=%u uars_per_page=%u uars=%u\n",
+		"context pid=%d ctx=%u dev=%s uar=%s tot_bfregs=%u static_pages=%u num_dyn_bfregs=%u uars_per_page=%u uars=%u refused=%u",
 		pid, ctx->id, ctx->dev->name,
 		ctx->uar_mode == EMU_UAR_STATIC ? "static" : "dynamic",
 		ctx->tot_bfregs, ctx->num_static_pages, ctx->num_dyn_bfregs,
-		ctx->nupp, ctx->nr_uars);
+		ctx->nupp, ctx->nr_uars, ctx->uar_refused);
+	if (ctx->uar_refused)
+		fprintf(f, " last_refused=%s:%s", ctx->uar_refused_what,
+			strerrorname_np(ctx->uar_refused_errno));
+	fputc('\n', f);
 	emu_list_for_each_safe(pos, tmp, &ctx->stat_pages)
 	{
 		struct emu_uar_page *pg =

@@ -143,6 +143,13 @@ static void page_release(struct emu_uar_page *pg)
 	free(pg);
 }
 
+static void refused(struct emu_context *ctx, const char *what, int err)
+{
+	ctx->uar_refused++;
+	ctx->uar_refused_what = what;
+	ctx->uar_refused_errno = -err;
+}
+
 /* A destroyed UAR object lives on while mapped or named by a QP/CQ. */
 static void page_put(struct emu_uar_page *pg)
 {
@@ -270,8 +277,11 @@ int emu_uar_obj_alloc(struct emu_context *ctx, uint32_t type,
 			       EMU_UAR_KIND_OBJ_BF :
 			       EMU_UAR_KIND_OBJ_NC,
 		       0, &pg);
-	if (ret)
+	if (ret) {
+		refused(ctx, "uar_obj_alloc", ret);
+		emu_stat_changed();
 		return ret;
+	}
 	ret = emu_uobj_add(ctx, &pg->uobj, EMU_OBJ_UAR);
 	if (ret) {
 		page_release(pg);
@@ -448,11 +458,15 @@ static struct emu_uar_page *mmap_target(struct emu_context *ctx, size_t len,
 	case MLX5_IB_MMAP_ALLOC_WC:
 		idx |= ((pgoff >> 16) & 0xff) << 8;
 		if (ctx->uar_mode == EMU_UAR_DYNAMIC || len != page_size() ||
-		    idx >= ctx->num_dyn_pages || ctx->wc_pages[idx])
+		    idx >= ctx->num_dyn_pages || ctx->wc_pages[idx]) {
+			refused(ctx, "mmap_alloc_wc", *err);
 			return NULL;
+		}
 		*err = page_new(ctx, EMU_UAR_KIND_ALLOC_WC, idx, &pg);
-		if (*err)
+		if (*err) {
+			refused(ctx, "mmap_alloc_wc", *err);
 			return NULL;
+		}
 		ctx->wc_pages[idx] = pg;
 		return pg;
 	case MLX5_IB_MMAP_CORE_CLOCK:
@@ -510,11 +524,11 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 	emu_trace("ctx%u mmap off=0x%llx len=0x%zx -> %s page_id=0x%x", ctx->id,
 		  (unsigned long long)off, len,
 		  err ? strerrorname_np(-err) : "ok", pg ? pg->page_id : 0);
+	emu_stat_changed();
 	if (err) {
 		errno = -err;
 		return MAP_FAILED;
 	}
-	emu_stat_changed();
 	return p;
 }
 

@@ -65,9 +65,15 @@ void emu_test_read_stat(struct emu_test_stat *st)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "context ", 8)) {
 			uint32_t id = field(line, "ctx");
+			const char *r = strstr(line, " last_refused=");
 
-			if (id > st->last_ctx)
-				st->last_ctx = id;
+			if (id < st->last_ctx)
+				continue;
+			st->last_ctx = id;
+			st->refused = field(line, "refused");
+			st->last_refused[0] = 0;
+			if (r)
+				sscanf(r + 14, "%63s", st->last_refused);
 		} else if (!strncmp(line, "page ", 5) &&
 			   st->npages <
 				   sizeof(st->pages) / sizeof(st->pages[0])) {

@@ -29,6 +29,9 @@ struct emu_test_qp {
 
 struct emu_test_stat {
 	uint32_t last_ctx; /* highest context id seen */
+	/* of that context: UAR requests the emulated kernel refused */
+	unsigned int refused;
+	char last_refused[64]; /* "<request>:<ERRNO>" */
 	unsigned int npages;
 	struct emu_test_page pages[1024];
 	unsigned int nqps;
