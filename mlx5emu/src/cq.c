@@ -119,6 +119,11 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 	ret = emu_uobj_add(ctx, &cq->uobj, EMU_OBJ_CQ);
 	if (ret)
 		goto err_cqn;
+	ret = emu_nic_cq_create(cq);
+	if (ret) {
+		emu_uobj_remove(ctx, &cq->uobj);
+		goto err_cqn;
+	}
 
 	resp.base.cq_handle = cq->uobj.handle;
 	resp.base.cqe = cq->ncqe - 1;
@@ -152,7 +157,7 @@ int emu_cq_destroy(struct emu_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 
 	if (cq->uobj.usecnt)
 		return -EBUSY;
-	/* from here the NIC can no longer find it */
+	emu_nic_cq_destroy(cq);
 	pthread_mutex_lock(&dev->lock);
 	emu_table_remove(&dev->cqs, cq->cqn);
 	pthread_mutex_unlock(&dev->lock);

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -195,6 +196,7 @@ struct emu_cq {
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
 	uint32_t producer; /* NIC: next CQE index */
+	void *nic; /* the NIC's state for this CQ */
 };
 
 enum emu_qp_state {
@@ -254,6 +256,7 @@ struct emu_qp {
 
 	uint32_t events_reported;
 	struct emu_list stat_node; /* ctx->stat_qps, under the stat lock */
+	void *nic; /* the NIC's state for this QP */
 };
 
 /* ------------------------------------------------------------------ */
@@ -279,6 +282,7 @@ struct emu_device {
 	uint32_t uar_hint;
 	uint8_t mkey_variant;
 	struct emu_list contexts;
+	void *nic; /* the NIC's state for this device */
 };
 
 extern struct emu_device emu_devices[EMU_MAX_DEVICES];
@@ -450,6 +454,28 @@ void emu_stat_add_qp(struct emu_qp *qp);
 void emu_stat_del_qp(struct emu_qp *qp);
 void emu_stat_changed(void);
 void emu_stat_exit(void);
+
+/*
+ * nic_hooks.c: where the control path hands objects to the software NIC
+ * (part 2). The defaults are weak no-ops so the control path stands alone;
+ * the NIC provides the real ones. Each returns with the NIC quiescent for
+ * that object: no CQE for a QP after its destroy or modify to RESET.
+ * Called with the context's lock held, never with dev->lock.
+ */
+int emu_nic_cq_create(struct emu_cq *cq);
+void emu_nic_cq_destroy(struct emu_cq *cq);
+int emu_nic_qp_create(struct emu_qp *qp);
+void emu_nic_qp_modify(struct emu_qp *qp);
+void emu_nic_qp_destroy(struct emu_qp *qp);
+/* extra lines of the process's attribution file */
+void emu_nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
+/* QPNs unique per emulated device across processes */
+uint32_t emu_fabric_qpn_base(void);
+
+/* lookups for the NIC; dev->lock must be held */
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn);
+struct emu_cq *emu_cq_lookup(struct emu_device *dev, uint32_t cqn);
+struct emu_mr *emu_mr_lookup(struct emu_device *dev, uint32_t key);
 
 /* trace.c */
 void emu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

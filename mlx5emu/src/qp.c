@@ -3,7 +3,7 @@
  * RC QPs: creation (rings in the application's buffer, doorbell UAR from
  * uar.c), the RESET->INIT->RTR->RTS state machine with the attribute-mask
  * rules of ib_modify_qp_is_ok(), query and destroy. The NIC finds a QP by
- * dev->qps[qpn - EMU_FIRST_QPN].
+ * emu_qp_lookup().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -227,17 +227,22 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		goto err_free;
 	pthread_mutex_lock(&dev->lock);
 	ret = emu_table_alloc(&dev->qps, qp, &index);
-	if (!ret && index + EMU_FIRST_QPN > 0xffffff) {
+	if (!ret && index + emu_fabric_qpn_base() > 0xffffff) {
 		emu_table_remove(&dev->qps, index);
 		ret = -ENOMEM;
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
 		goto err_uar;
-	qp->qpn = EMU_FIRST_QPN + index;
+	qp->qpn = emu_fabric_qpn_base() + index;
 	ret = emu_uobj_add(ctx, &qp->uobj, EMU_OBJ_QP);
 	if (ret)
 		goto err_qpn;
+	ret = emu_nic_qp_create(qp);
+	if (ret) {
+		emu_uobj_remove(ctx, &qp->uobj);
+		goto err_qpn;
+	}
 	qp->pd->uobj.usecnt++;
 	qp->send_cq->uobj.usecnt++;
 	qp->recv_cq->uobj.usecnt++;
@@ -279,9 +284,10 @@ int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp)
 	struct emu_context *ctx = qp->uobj.ctx;
 	struct emu_device *dev = ctx->dev;
 
-	/* unpublish first: the NIC can no longer find it */
+	emu_nic_qp_destroy(qp);
+	/* unpublish: the fabric can no longer find it */
 	pthread_mutex_lock(&dev->lock);
-	emu_table_remove(&dev->qps, qp->qpn - EMU_FIRST_QPN);
+	emu_table_remove(&dev->qps, qp->qpn - emu_fabric_qpn_base());
 	pthread_mutex_unlock(&dev->lock);
 	emu_uobj_remove(ctx, &qp->uobj);
 	if (ctx->async)
@@ -414,9 +420,10 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 		qp->dest_qp_num = cmd.dest_qp_num & 0xffffff;
 	/*
 	 * To RESET the NIC must stop producing CQEs for this QP before we
-	 * return (libmlx5 cleans the CQ right after): part 2 quiesces here.
+	 * return: libmlx5 cleans the CQ right after.
 	 */
 	qp->state = next;
+	emu_nic_qp_modify(qp);
 	if (c->ex && c->resp) {
 		struct ib_uverbs_ex_modify_qp_resp resp = {
 			.response_length = c->resp_len,

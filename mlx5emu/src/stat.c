@@ -82,6 +82,7 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 			pid, ctx->id, qp->qpn, qp->uar->page_id, qp->uar_id,
 			qp_how_names[qp->uar_how], qp->bfregn);
 	}
+	emu_nic_stat_write(f, pid, ctx);
 }
 
 /* called with stat_lock held */

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Hand-off points from the control path to the software NIC. Weak no-op
+ * defaults: without a NIC the device is a control-path-only HCA whose
+ * queues never move.
+ */
+#include "mlx5emu.h"
+
+__attribute__((weak)) int emu_nic_cq_create(struct emu_cq *cq)
+{
+	(void)cq;
+	return 0;
+}
+
+__attribute__((weak)) void emu_nic_cq_destroy(struct emu_cq *cq)
+{
+	(void)cq;
+}
+
+__attribute__((weak)) int emu_nic_qp_create(struct emu_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+__attribute__((weak)) void emu_nic_qp_modify(struct emu_qp *qp)
+{
+	(void)qp;
+}
+
+__attribute__((weak)) void emu_nic_qp_destroy(struct emu_qp *qp)
+{
+	(void)qp;
+}
+
+__attribute__((weak)) void emu_nic_stat_write(FILE *f, int pid,
+					      struct emu_context *ctx)
+{
+	(void)f;
+	(void)pid;
+	(void)ctx;
+}
+
+__attribute__((weak)) uint32_t emu_fabric_qpn_base(void)
+{
+	return EMU_FIRST_QPN;
+}
+
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn)
+{
+	uint32_t base = emu_fabric_qpn_base();
+
+	return qpn < base ? NULL : emu_table_get(&dev->qps, qpn - base);
+}
+
+struct emu_cq *emu_cq_lookup(struct emu_device *dev, uint32_t cqn)
+{
+	return emu_table_get(&dev->cqs, cqn);
+}
+
+/* mkey index 0 holds a placeholder (the device itself), never an MR */
+struct emu_mr *emu_mr_lookup(struct emu_device *dev, uint32_t key)
+{
+	struct emu_mr *mr = emu_table_get(&dev->mrs, key >> 8);
+
+	if (!mr || (void *)mr == (void *)dev || mr->lkey != key)
+		return NULL;
+	return mr;
+}
