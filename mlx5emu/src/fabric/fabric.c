@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Links between QPs: a direct call when both ends live in this process, a
+ * request/response exchange over unix stream sockets otherwise.
+ *
+ * Every process of a fabric binds "\0mlx5emu.<uid>.<fabric>.<slot>" in the
+ * abstract namespace for the first free slot: the kernel frees the name
+ * when the process dies, so a crash leaves no file, segment or stale slot
+ * behind, and the slot is the process's QPN prefix. Connections in both
+ * directions are accepted only from the same uid (SO_PEERCRED).
+ *
+ * The requester waits for each answer, serving its peers' requests while
+ * it waits, so two processes sending to each other cannot deadlock.
+ * Messages are bounded by the socket buffers in flight only in that both
+ * ends may block writing at once if both send more than a socket buffer.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
+#include "fabric.h"
+#include "../mlx5emu.h"
+
+#define FAB_REQ 0x52514d45 /* "EMQR" */
+#define FAB_RESP 0x53524d45
+#define FAB_WAIT_MS 10000 /* a silent peer is a dead peer */
+
+struct fab_req {
+	uint32_t type;
+	uint32_t len;
+	uint32_t dest_qpn;
+	uint32_t src_qpn;
+	uint16_t dlid;
+	uint16_t slid;
+	uint8_t opcode;
+	uint8_t se;
+	uint8_t pad[2];
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t imm;
+};
+
+struct fab_resp {
+	uint32_t type;
+	uint32_t ack;
+	uint32_t len;
+	uint32_t pad;
+};
+
+static struct {
+	pthread_once_t once;
+	int slot; /* -1: none could be bound */
+	int listen_fd;
+	int out[FABRIC_MAX_SLOTS]; /* connections we opened, by peer slot */
+	int in[FABRIC_MAX_SLOTS]; /* connections peers opened */
+	int nin;
+	uint8_t *buf, *rbuf;
+	size_t buf_len, rbuf_len;
+} fab = {
+	.once = PTHREAD_ONCE_INIT,
+	.slot = -1,
+	.listen_fd = -1,
+};
+
+static socklen_t fab_addr(struct sockaddr_un *sa, int slot)
+{
+	const char *name = getenv("MLX5EMU_FABRIC");
+	int n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
+		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(),
+		     name && *name ? name : "default", slot);
+	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+}
+
+static void fab_bind_slot(void)
+{
+	struct sockaddr_un sa;
+	int fd, s;
+
+	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
+		fab.out[s] = -1;
+		fab.in[s] = -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return;
+	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
+		socklen_t len = fab_addr(&sa, s);
+
+		if (!bind(fd, (struct sockaddr *)&sa, len))
+			break;
+	}
+	if (s == FABRIC_MAX_SLOTS || listen(fd, 64)) {
+		close(fd);
+		return;
+	}
+	fab.listen_fd = fd;
+	fab.slot = s;
+}
+
+uint32_t emu_fabric_qpn_base(void)
+{
+	pthread_once(&fab.once, fab_bind_slot);
+	/* without a slot the QPNs stay process-local */
+	return EMU_FIRST_QPN +
+	       (fab.slot < 0 ? 0 : (uint32_t)(fab.slot + 1) << 16);
+}
+
+int fabric_init(void)
+{
+	emu_fabric_qpn_base();
+	return 0;
+}
+
+static bool same_user(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
+	       cred.uid == getuid();
+}
+
+static int full_io(int fd, void *buf, size_t len, bool wr)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL) :
+				 recv(fd, p, len, MSG_WAITALL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { fd, wr ? POLLOUT : POLLIN, 0 };
+
+			if (poll(&pfd, 1, FAB_WAIT_MS) <= 0)
+				return -1;
+			continue;
+		}
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static uint8_t *grow(uint8_t **buf, size_t *cur, size_t len)
+{
+	if (len > *cur) {
+		uint8_t *n = realloc(*buf, len);
+
+		if (!n)
+			return NULL;
+		*buf = n;
+		*cur = len;
+	}
+	return *buf;
+}
+
+static void drop_in(int i)
+{
+	close(fab.in[i]);
+	fab.in[i] = fab.in[--fab.nin];
+}
+
+/* Answer one request from a peer process; -1 closes the connection. */
+static int serve_one(int fd)
+{
+	struct fab_resp resp = { .type = FAB_RESP };
+	struct fab_req req;
+	struct nic_iov src, dst;
+	struct nic_pkt pkt = {};
+	const struct nic_opcode *op;
+	struct nic_qp *qp;
+
+	if (full_io(fd, &req, sizeof(req), false) || req.type != FAB_REQ ||
+	    req.len > (1u << 31))
+		return -1;
+	op = nic_opcode(req.opcode);
+	if (op && (op->flags & NIC_OPF_PAYLOAD) && req.len) {
+		if (!grow(&fab.buf, &fab.buf_len, req.len) ||
+		    full_io(fd, fab.buf, req.len, false))
+			return -1;
+	}
+	pkt.opcode = req.opcode;
+	pkt.se = req.se;
+	pkt.src_qpn = req.src_qpn;
+	pkt.slid = req.slid;
+	pkt.raddr = req.raddr;
+	pkt.rkey = req.rkey;
+	pkt.imm = req.imm;
+	pkt.len = req.len;
+	src.base = fab.buf;
+	src.len = req.len;
+	pkt.src = &src;
+	pkt.nsrc = 1;
+	if (op && (op->flags & NIC_OPF_READ)) {
+		if (!grow(&fab.rbuf, &fab.rbuf_len, req.len ? req.len : 1))
+			return -1;
+		dst.base = fab.rbuf;
+		dst.len = req.len;
+		pkt.dst = &dst;
+		pkt.ndst = 1;
+	}
+
+	qp = emu_nic_find_qp(req.dlid, req.dest_qpn);
+	/* RC: only the connected peer may talk to a QP */
+	if (!qp || qp->dest_qpn != req.src_qpn)
+		resp.ack = NIC_NAK_NOQP;
+	else
+		resp.ack = nic_respond(qp, &pkt);
+	if (resp.ack == NIC_ACK && op && (op->flags & NIC_OPF_READ))
+		resp.len = req.len;
+	if (full_io(fd, &resp, sizeof(resp), true) ||
+	    (resp.len && full_io(fd, fab.rbuf, resp.len, true)))
+		return -1;
+	return 0;
+}
+
+unsigned int fabric_serve(void)
+{
+	unsigned int served = 0;
+	int i, fd;
+
+	if (fab.listen_fd < 0)
+		return 0;
+	while ((fd = accept4(fab.listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
+			close(fd);
+			continue;
+		}
+		fab.in[fab.nin++] = fd;
+	}
+	for (i = 0; i < fab.nin; i++) {
+		struct pollfd pfd = { fab.in[i], POLLIN, 0 };
+
+		while (poll(&pfd, 1, 0) > 0) {
+			if ((pfd.revents & (POLLHUP | POLLERR) &&
+			     !(pfd.revents & POLLIN)) ||
+			    serve_one(fab.in[i])) {
+				drop_in(i--);
+				break;
+			}
+			served++;
+		}
+	}
+	return served;
+}
+
+int fabric_fds(struct pollfd *fds, int max)
+{
+	int n = 0, i;
+
+	if (fab.listen_fd < 0 || max < 1)
+		return 0;
+	fds[n].fd = fab.listen_fd;
+	fds[n++].events = POLLIN;
+	for (i = 0; i < fab.nin && n < max; i++) {
+		fds[n].fd = fab.in[i];
+		fds[n++].events = POLLIN;
+	}
+	return n;
+}
+
+static int peer_conn(int slot)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (fab.out[slot] >= 0)
+		return fab.out[slot];
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	len = fab_addr(&sa, slot);
+	if (connect(fd, (struct sockaddr *)&sa, len) || !same_user(fd)) {
+		close(fd);
+		return -1;
+	}
+	fab.out[slot] = fd;
+	return fd;
+}
+
+static void peer_drop(int slot)
+{
+	close(fab.out[slot]);
+	fab.out[slot] = -1;
+}
+
+/* Wait for the answer on fd, serving whoever asks us meanwhile. */
+static int wait_resp(int fd, struct fab_resp *resp)
+{
+	for (;;) {
+		struct pollfd fds[FABRIC_MAX_SLOTS + 3];
+		int n;
+
+		fds[0].fd = fd;
+		fds[0].events = POLLIN;
+		n = 1 + fabric_fds(fds + 1, FABRIC_MAX_SLOTS + 2);
+		if (poll(fds, n, FAB_WAIT_MS) <= 0)
+			return -1;
+		if (fds[0].revents)
+			return full_io(fd, resp, sizeof(*resp), false);
+		fabric_serve();
+	}
+}
+
+static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
+				const struct nic_pkt *pkt)
+{
+	const struct nic_opcode *op = nic_opcode(pkt->opcode);
+	struct fab_req req = {
+		.type = FAB_REQ,
+		.len = pkt->len,
+		.dest_qpn = qp->dest_qpn,
+		.src_qpn = pkt->src_qpn,
+		.dlid = qp->dlid,
+		.slid = pkt->slid,
+		.opcode = pkt->opcode,
+		.se = pkt->se,
+		.raddr = pkt->raddr,
+		.rkey = pkt->rkey,
+		.imm = pkt->imm,
+	};
+	struct fab_resp resp;
+	int fd = peer_conn(slot);
+	uint32_t i;
+
+	if (fd < 0)
+		return NIC_NAK_NOQP;
+	if (full_io(fd, &req, sizeof(req), true))
+		goto dead;
+	if (op->flags & NIC_OPF_PAYLOAD)
+		for (i = 0; i < pkt->nsrc; i++)
+			if (pkt->src[i].len && full_io(fd, pkt->src[i].base,
+						       pkt->src[i].len, true))
+				goto dead;
+	if (wait_resp(fd, &resp) || resp.type != FAB_RESP)
+		goto dead;
+	if (resp.len) {
+		struct nic_iov tmp;
+
+		if (resp.len != pkt->len ||
+		    !grow(&fab.rbuf, &fab.rbuf_len, resp.len) ||
+		    full_io(fd, fab.rbuf, resp.len, false))
+			goto dead;
+		tmp.base = fab.rbuf;
+		tmp.len = resp.len;
+		nic_iov_copy(pkt->dst, pkt->ndst, &tmp, 1, resp.len);
+	}
+	return resp.ack;
+dead:
+	peer_drop(slot);
+	return NIC_NAK_NOQP;
+}
+
+enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
+			 const struct nic_pkt *pkt)
+{
+	int slot = (int)(qp->dest_qpn >> 16) - 1;
+	struct nic_qp *peer;
+
+	(void)dev;
+	if (fab.slot < 0 || slot == fab.slot) {
+		peer = emu_nic_find_qp(qp->dlid, qp->dest_qpn);
+		if (!peer || peer->dest_qpn != qp->qpn)
+			return NIC_NAK_NOQP;
+		return nic_respond(peer, pkt);
+	}
+	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
+		return NIC_NAK_NOQP;
+	return remote_xmit(slot, qp, pkt);
+}

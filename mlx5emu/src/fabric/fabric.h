@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The fabric: carries requests from a requester QP to the responder QP it
+ * is connected to, in this process (a direct call) or in another process
+ * of the same user on this machine (a stream socket in the abstract
+ * namespace, so nothing is left in the file system; SO_PEERCRED checked).
+ *
+ * Each process holds one fabric slot; the slot is encoded in the QPNs it
+ * hands out ((slot + 1) << 16 | n), so a QPN names its process.
+ */
+#ifndef MLX5EMU_FABRIC_H
+#define MLX5EMU_FABRIC_H
+
+#include <poll.h>
+
+#include "../nic/nic.h"
+
+#define FABRIC_MAX_SLOTS 254
+
+/* set up once; called with the NIC lock held */
+int fabric_init(void);
+enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
+			 const struct nic_pkt *pkt);
+/* accept and answer what peers sent; returns the requests served */
+unsigned int fabric_serve(void);
+/* fds an idle NIC sleeps on: a request arriving wakes it */
+int fabric_fds(struct pollfd *fds, int max);
+
+/* from the NIC glue: the local responder for (dlid, qpn), or NULL */
+struct nic_qp *emu_nic_find_qp(uint16_t dlid, uint32_t qpn);
+
+#endif

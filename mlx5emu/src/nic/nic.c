@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The NIC thread and its glue to the emulated device's objects.
+ *
+ * One thread per process executes every QP's SQ, so all NIC work is
+ * serialised by nic.lock; the control path takes the same lock, which is
+ * what makes modify-to-RESET and destroy synchronous (no CQE after return).
+ *
+ * Doorbells are plain stores into the application's memory, so they cannot
+ * wake us: the thread polls SND_DBR/ARM_DB, spins a little while there is
+ * work and then sleeps with growing intervals (in poll() on the fabric's
+ * sockets, so a peer's request still wakes it at once). MLX5EMU_NIC=spin
+ * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep.
+ *
+ * UAR writes are used for attribution only: the first 8 bytes of every
+ * bfreg half are swapped to zero, and a non-zero value is a ring whose
+ * qpn_ds says which QP rang on which UAR page and slot.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* verbs.h (via nic.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
+#include "nic.h"
+#include "../fabric/fabric.h"
+#include "../mlx5emu.h"
+
+#define NIC_BUDGET 64 /* WQEs per QP per pass, for fairness */
+#define NIC_SPIN_PASSES 256 /* idle passes before the first sleep */
+#define NIC_SLOTS 4 /* bfreg halves at 0x800..0xb00 of a UAR */
+#define NIC_MAX_RINGS 1024
+
+struct emu_nic_qp {
+	struct nic_qp nq;
+	struct emu_list node;
+	struct emu_qp *qp;
+	uint64_t *slot[NIC_SLOTS];
+};
+
+struct emu_nic_cq {
+	struct nic_cq nc;
+	struct nic_dev *dev;
+	struct emu_list node;
+	struct emu_cq *cq;
+};
+
+struct ring_rec {
+	uint32_t ctx, page_id, slot, qpn;
+	uint64_t count;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool started;
+	bool spin;
+	unsigned int idle_max_us;
+	unsigned int kicks; /* control-path changes the thread should see */
+	struct emu_list qps, cqs;
+	struct nic_dev dev[EMU_MAX_DEVICES];
+	struct ring_rec rings[NIC_MAX_RINGS];
+	unsigned int nrings;
+} nic = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.qps = { &nic.qps, &nic.qps },
+	.cqs = { &nic.cqs, &nic.cqs },
+};
+
+/* ---- device callbacks ---- */
+
+static int glue_mr_lookup(struct nic_dev *ndev, uint32_t key,
+			  struct nic_mr *out)
+{
+	struct emu_device *dev = ndev->priv;
+	struct emu_mr *mr;
+	int ret = -1;
+
+	pthread_mutex_lock(&dev->lock);
+	mr = emu_mr_lookup(dev, key);
+	if (mr) {
+		out->lkey = mr->lkey;
+		out->rkey = mr->rkey;
+		out->pdn = mr->pd->pdn;
+		out->access = mr->access;
+		out->iova = mr->iova;
+		out->length = mr->length;
+		out->va = (uint8_t *)(uintptr_t)mr->start;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static void glue_comp_event(struct nic_dev *ndev, struct nic_cq *nc)
+{
+	struct emu_cq *cq = ((struct emu_nic_cq *)nc->priv)->cq;
+
+	(void)ndev;
+	if (cq->channel)
+		emu_event_push_comp(cq->channel, cq);
+}
+
+static void glue_qp_event(struct nic_dev *ndev, struct nic_qp *nq, int event)
+{
+	struct emu_qp *qp = ((struct emu_nic_qp *)nq->priv)->qp;
+	struct emu_context *ctx = qp->uobj.ctx;
+
+	(void)ndev;
+	if (ctx->async)
+		emu_event_push_async(ctx->async, &qp->uobj,
+				     qp->uobj.user_handle, event);
+}
+
+static const struct nic_dev_ops glue_ops = {
+	.mr_lookup = glue_mr_lookup,
+	.comp_event = glue_comp_event,
+	.qp_event = glue_qp_event,
+	.xmit = fabric_xmit,
+};
+
+struct nic_qp *emu_nic_find_qp(uint16_t dlid, uint32_t qpn)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < emu_cfg.ndevices; i++) {
+		struct emu_device *dev = &emu_devices[i];
+		struct emu_qp *qp;
+
+		for (p = 0; p < emu_cfg.nports; p++)
+			if (dev->port[p].lid == dlid)
+				break;
+		if (p == emu_cfg.nports)
+			continue;
+		pthread_mutex_lock(&dev->lock);
+		qp = emu_qp_lookup(dev, qpn);
+		pthread_mutex_unlock(&dev->lock);
+		return qp && qp->nic ? &((struct emu_nic_qp *)qp->nic)->nq :
+				       NULL;
+	}
+	return NULL;
+}
+
+/* ---- doorbell attribution ---- */
+
+static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
+{
+	struct emu_qp *qp = q->qp;
+	uint32_t qpn_ds, qpn, i;
+	uint32_t ctx = qp->uobj.ctx->id;
+	struct ring_rec *r;
+
+	memcpy(&qpn_ds, (uint8_t *)&v + 4, 4);
+	qpn = be32toh(qpn_ds) >> 8;
+	for (i = 0; i < nic.nrings; i++) {
+		r = &nic.rings[i];
+		if (r->ctx == ctx && r->page_id == qp->uar_id && r->slot == s &&
+		    r->qpn == qpn) {
+			r->count++;
+			return;
+		}
+	}
+	if (nic.nrings == NIC_MAX_RINGS)
+		return;
+	r = &nic.rings[nic.nrings++];
+	r->ctx = ctx;
+	r->page_id = qp->uar_id;
+	r->slot = s;
+	r->qpn = qpn;
+	r->count = 1;
+}
+
+static void watch_rings(struct emu_nic_qp *q)
+{
+	unsigned int s;
+
+	for (s = 0; s < NIC_SLOTS; s++) {
+		uint64_t v;
+
+		if (!q->slot[s] ||
+		    !__atomic_load_n(q->slot[s], __ATOMIC_RELAXED))
+			continue;
+		v = __atomic_exchange_n(q->slot[s], 0, __ATOMIC_ACQ_REL);
+		if (v)
+			ring_record(q, s, v);
+	}
+}
+
+void emu_nic_stat_write(FILE *f, int pid, struct emu_context *ctx)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&nic.lock);
+	for (i = 0; i < nic.nrings; i++) {
+		struct ring_rec *r = &nic.rings[i];
+
+		if (r->ctx != ctx->id)
+			continue;
+		fprintf(f,
+			"ring pid=%d ctx=%u page_id=0x%x slot=0x%x qpn=0x%x count=%llu\n",
+			pid, r->ctx, r->page_id, 0x800 + r->slot * 0x100,
+			r->qpn, (unsigned long long)r->count);
+	}
+	pthread_mutex_unlock(&nic.lock);
+}
+
+/* ---- the thread ---- */
+
+static unsigned int nic_pass(void)
+{
+	unsigned int work = 0;
+	struct emu_list *pos, *tmp;
+
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		watch_rings(q);
+		work += nic_sq_process(&q->nq, NIC_BUDGET);
+	}
+	/* an arm that comes after its CQE fires here */
+	emu_list_for_each_safe(pos, tmp, &nic.cqs)
+	{
+		struct emu_nic_cq *c =
+			container_of(pos, struct emu_nic_cq, node);
+
+		work += nic_cq_poll_arm(c->dev, &c->nc);
+	}
+	work += fabric_serve();
+	return work;
+}
+
+static void nic_sleep(unsigned int us)
+{
+	struct pollfd fds[FABRIC_MAX_SLOTS + 2];
+	int n = fabric_fds(fds, FABRIC_MAX_SLOTS + 2);
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	pthread_mutex_unlock(&nic.lock);
+	/* a request from a peer process ends the sleep early */
+	ppoll(fds, n, &ts, NULL);
+	pthread_mutex_lock(&nic.lock);
+}
+
+static void *nic_thread(void *arg)
+{
+	unsigned int idle = 0, sleep_us = 1, kicks = 0;
+
+	(void)arg;
+	/* the back-off relies on short sleeps being short */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	pthread_mutex_lock(&nic.lock);
+	for (;;) {
+		if (nic_pass() || kicks != nic.kicks) {
+			kicks = nic.kicks;
+			idle = 0;
+			sleep_us = 1;
+			continue;
+		}
+		if (emu_list_empty(&nic.qps) && emu_list_empty(&nic.cqs)) {
+			/* nothing to watch: wait for the control path */
+			pthread_cond_wait(&nic.wake, &nic.lock);
+			continue;
+		}
+		if (nic.spin || ++idle < NIC_SPIN_PASSES) {
+			pthread_mutex_unlock(&nic.lock);
+			if (!(idle & 63))
+				sched_yield();
+			pthread_mutex_lock(&nic.lock);
+			continue;
+		}
+		nic_sleep(sleep_us);
+		if (sleep_us < nic.idle_max_us)
+			sleep_us *= 2;
+	}
+	return NULL;
+}
+
+/* called with nic.lock held */
+static int nic_start(void)
+{
+	const char *mode = getenv("MLX5EMU_NIC");
+	const char *idle = getenv("MLX5EMU_NIC_IDLE_US");
+	pthread_attr_t attr;
+	pthread_t t;
+	unsigned int i;
+	int ret;
+
+	if (nic.started)
+		return 0;
+	nic.spin = mode && !strcmp(mode, "spin");
+	nic.idle_max_us = idle ? strtoul(idle, NULL, 0) : 1000;
+	if (!nic.idle_max_us)
+		nic.idle_max_us = 1;
+	for (i = 0; i < EMU_MAX_DEVICES; i++) {
+		nic.dev[i].ops = &glue_ops;
+		nic.dev[i].priv = &emu_devices[i];
+		nic.dev[i].lid = emu_devices[i].port[0].lid;
+	}
+	ret = fabric_init();
+	if (ret)
+		return ret;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &attr, nic_thread, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return -ret;
+	nic.started = true;
+	return 0;
+}
+
+static void kick(void)
+{
+	nic.kicks++;
+	pthread_cond_signal(&nic.wake);
+}
+
+/* ---- control path ---- */
+
+static struct nic_dev *dev_of(struct emu_context *ctx)
+{
+	return &nic.dev[ctx->dev - emu_devices];
+}
+
+int emu_nic_cq_create(struct emu_cq *cq)
+{
+	struct emu_nic_cq *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->cq = cq;
+	c->dev = dev_of(cq->uobj.ctx);
+	c->nc.buf = (uint8_t *)(uintptr_t)cq->buf_addr;
+	c->nc.ncqe = cq->ncqe;
+	c->nc.cqe_size = cq->cqe_size;
+	c->nc.dbrec = (uint32_t *)(uintptr_t)cq->db_addr;
+	c->nc.cqn = cq->cqn;
+	c->nc.priv = c;
+	pthread_mutex_lock(&nic.lock);
+	ret = nic_start();
+	if (!ret) {
+		nic_cq_init(&c->nc);
+		emu_list_add_tail(&nic.cqs, &c->node);
+		cq->nic = c;
+		kick();
+	}
+	pthread_mutex_unlock(&nic.lock);
+	if (ret)
+		free(c);
+	return ret;
+}
+
+void emu_nic_cq_destroy(struct emu_cq *cq)
+{
+	struct emu_nic_cq *c = cq->nic;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&nic.lock);
+	emu_list_del(&c->node);
+	pthread_mutex_unlock(&nic.lock);
+	cq->nic = NULL;
+	free(c);
+}
+
+int emu_nic_qp_create(struct emu_qp *qp)
+{
+	struct emu_nic_qp *q = calloc(1, sizeof(*q));
+	struct nic_qp *nq;
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	nq = &q->nq;
+	q->qp = qp;
+	nq->priv = q;
+	nq->dev = dev_of(qp->uobj.ctx);
+	nq->qpn = qp->qpn;
+	nq->uidx = qp->uidx;
+	nq->pdn = qp->pd->pdn;
+	nq->state = NIC_QPS_RESET;
+	nq->sig_all = qp->sq_sig_all;
+	nq->rq = qp->rq_wqe_cnt ? (uint8_t *)(uintptr_t)qp->buf_addr : NULL;
+	nq->rq_cnt = qp->rq_wqe_cnt;
+	nq->rq_shift = qp->rq_wqe_shift;
+	nq->sq = (uint8_t *)(uintptr_t)qp->buf_addr +
+		 ((size_t)qp->rq_wqe_cnt << qp->rq_wqe_shift);
+	nq->sq_bbs = qp->sq_wqe_cnt;
+	nq->dbrec = (uint32_t *)(uintptr_t)qp->db_addr;
+	nq->scq = &((struct emu_nic_cq *)qp->send_cq->nic)->nc;
+	nq->rcq = &((struct emu_nic_cq *)qp->recv_cq->nic)->nc;
+	if (qp->uar && qp->uar->alias) {
+		uint8_t *uar = (uint8_t *)qp->uar->alias +
+			       (size_t)(qp->uar_id - qp->uar->page_id) *
+				       EMU_ADAPTER_PAGE;
+		unsigned int s;
+
+		for (s = 0; s < NIC_SLOTS; s++)
+			q->slot[s] = (uint64_t *)(uar + 0x800 + s * 0x100);
+	}
+	pthread_mutex_lock(&nic.lock);
+	ret = nic_start();
+	if (!ret) {
+		emu_list_add_tail(&nic.qps, &q->node);
+		qp->nic = q;
+		kick();
+	}
+	pthread_mutex_unlock(&nic.lock);
+	if (ret)
+		free(q);
+	return ret;
+}
+
+void emu_nic_qp_modify(struct emu_qp *qp)
+{
+	struct emu_nic_qp *q = qp->nic;
+	struct nic_qp *nq;
+
+	if (!q)
+		return;
+	nq = &q->nq;
+	pthread_mutex_lock(&nic.lock);
+	nq->access = qp->access;
+	nq->dlid = qp->ah.dlid;
+	nq->dest_qpn = qp->dest_qp_num;
+	switch (qp->state) {
+	case EMU_QPS_RESET:
+		nic_qp_reset(nq);
+		break;
+	case EMU_QPS_INIT:
+		nq->state = NIC_QPS_INIT;
+		break;
+	case EMU_QPS_RTR:
+		nq->state = NIC_QPS_RTR;
+		break;
+	case EMU_QPS_RTS:
+	case EMU_QPS_SQD:
+		nq->state = NIC_QPS_RTS;
+		break;
+	default:
+		if (nq->state != NIC_QPS_ERR)
+			nic_qp_error(nq);
+		break;
+	}
+	kick();
+	pthread_mutex_unlock(&nic.lock);
+}
+
+void emu_nic_qp_destroy(struct emu_qp *qp)
+{
+	struct emu_nic_qp *q = qp->nic;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&nic.lock);
+	watch_rings(q);
+	emu_list_del(&q->node);
+	pthread_mutex_unlock(&nic.lock);
+	qp->nic = NULL;
+	free(q);
+}
