@@ -55,6 +55,7 @@ struct fab_resp {
 
 static struct {
 	pthread_once_t once;
+	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
 	int slot; /* -1: none could be bound */
 	int listen_fd;
 	int out[FABRIC_MAX_SLOTS]; /* connections we opened, by peer slot */
@@ -230,31 +231,41 @@ static int serve_one(int fd)
 
 unsigned int fabric_serve(void)
 {
+	struct pollfd fds[FABRIC_MAX_SLOTS + 1];
 	unsigned int served = 0;
-	int i, fd;
+	int i, n, fd;
 
 	if (fab.listen_fd < 0)
 		return 0;
-	while ((fd = accept4(fab.listen_fd, NULL, NULL,
-			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
-			close(fd);
-			continue;
+	/* one syscall tells whether anyone connected or sent anything */
+	n = fabric_fds(fds, FABRIC_MAX_SLOTS + 1);
+	if (poll(fds, n, 0) <= 0)
+		return 0;
+	if (fds[0].revents)
+		while ((fd = accept4(fab.listen_fd, NULL, NULL,
+				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
+				close(fd);
+				continue;
+			}
+			fab.in[fab.nin++] = fd;
 		}
-		fab.in[fab.nin++] = fd;
-	}
-	for (i = 0; i < fab.nin; i++) {
-		struct pollfd pfd = { fab.in[i], POLLIN, 0 };
+	/* fds[i + 1] was in[i]; accepted ones come next round */
+	for (i = n - 2; i >= 0; i--) {
+		struct pollfd pfd = fds[i + 1];
 
-		while (poll(&pfd, 1, 0) > 0) {
-			if ((pfd.revents & (POLLHUP | POLLERR) &&
+		if (!pfd.revents)
+			continue;
+		do {
+			if (((pfd.revents & (POLLHUP | POLLERR)) &&
 			     !(pfd.revents & POLLIN)) ||
 			    serve_one(fab.in[i])) {
-				drop_in(i--);
+				drop_in(i);
 				break;
 			}
 			served++;
-		}
+			pfd.revents = 0;
+		} while (poll(&pfd, 1, 0) > 0);
 	}
 	return served;
 }
@@ -367,6 +378,11 @@ dead:
 	return NIC_NAK_NOQP;
 }
 
+void fabric_forget(void)
+{
+	fab.gen++;
+}
+
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
@@ -375,9 +391,15 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 
 	(void)dev;
 	if (fab.slot < 0 || slot == fab.slot) {
-		peer = emu_nic_find_qp(qp->dlid, qp->dest_qpn);
-		if (!peer || peer->dest_qpn != qp->qpn)
-			return NIC_NAK_NOQP;
+		if (qp->peer && qp->peer_gen == fab.gen) {
+			peer = qp->peer;
+		} else {
+			peer = emu_nic_find_qp(qp->dlid, qp->dest_qpn);
+			if (!peer || peer->dest_qpn != qp->qpn)
+				return NIC_NAK_NOQP;
+			qp->peer = peer;
+			qp->peer_gen = fab.gen;
+		}
 		return nic_respond(peer, pkt);
 	}
 	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)

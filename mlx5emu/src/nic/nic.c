@@ -61,6 +61,7 @@ static struct {
 	bool spin;
 	unsigned int idle_max_us;
 	unsigned int kicks; /* control-path changes the thread should see */
+	unsigned int passes;
 	struct emu_list qps, cqs;
 	struct nic_dev dev[EMU_MAX_DEVICES];
 	struct ring_rec rings[NIC_MAX_RINGS];
@@ -232,7 +233,9 @@ static unsigned int nic_pass(void)
 
 		work += nic_cq_poll_arm(c->dev, &c->nc);
 	}
-	work += fabric_serve();
+	/* peers' requests: every pass when idle, now and then when busy */
+	if (!work || !(++nic.passes & 15))
+		work += fabric_serve();
 	return work;
 }
 
@@ -431,6 +434,7 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 	nq->access = qp->access;
 	nq->dlid = qp->ah.dlid;
 	nq->dest_qpn = qp->dest_qp_num;
+	fabric_forget();
 	switch (qp->state) {
 	case EMU_QPS_RESET:
 		nic_qp_reset(nq);
@@ -463,6 +467,7 @@ void emu_nic_qp_destroy(struct emu_qp *qp)
 	pthread_mutex_lock(&nic.lock);
 	watch_rings(q);
 	emu_list_del(&q->node);
+	fabric_forget();
 	pthread_mutex_unlock(&nic.lock);
 	qp->nic = NULL;
 	free(q);

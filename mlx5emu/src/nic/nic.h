@@ -161,6 +161,8 @@ struct nic_qp {
 	/* connection, from modify to RTR */
 	uint16_t dlid;
 	uint32_t dest_qpn;
+	struct nic_qp *peer; /* fabric's cache of the local responder */
+	unsigned int peer_gen;
 
 	/* statistics */
 	uint64_t wqes, bytes, rnr_waits;
