@@ -28,6 +28,24 @@ static char *run(const char *cmd)
 	return out;
 }
 
+static unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
+static unsigned int count(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
 static void ibv_devices_lists_mlx5_0(void **state)
 {
 	char *out = run(STAGE_BIN "/ibv_devices");
@@ -35,6 +53,30 @@ static void ibv_devices_lists_mlx5_0(void **state)
 	(void)state;
 	assert_non_null(strstr(out, "mlx5_0"));
 	assert_non_null(strstr(out, "0002c90300e5a000"));
+	assert_int_equal(count(out, "mlx5_"), env_uint("MLX5EMU_DEVICES", 1));
+	free(out);
+}
+
+/* --model, --devices and --ports as the launcher passed them */
+static void ibv_devinfo_topology(void **state)
+{
+	const char *model = getenv("MLX5EMU_MODEL");
+	unsigned int ndev = env_uint("MLX5EMU_DEVICES", 1);
+	unsigned int nports = env_uint("MLX5EMU_PORTS", 1);
+	char *out = run(STAGE_BIN "/ibv_devinfo 2>&1");
+	const char *part = "vendor_part_id:\t\t\t4119";
+	char want[64];
+
+	(void)state;
+	if (model && !strcmp(model, "cx4"))
+		part = "vendor_part_id:\t\t\t4115";
+	else if (model && !strcmp(model, "cx6"))
+		part = "vendor_part_id:\t\t\t4123";
+	assert_int_equal(count(out, "hca_id:"), ndev);
+	assert_int_equal(count(out, part), ndev);
+	snprintf(want, sizeof(want), "phys_port_cnt:\t\t\t%u", nports);
+	assert_int_equal(count(out, want), ndev);
+	assert_int_equal(count(out, "PORT_ACTIVE"), ndev * nports);
 	free(out);
 }
 
@@ -45,7 +87,6 @@ static void ibv_devinfo_verbose(void **state)
 		"hca_id:\tmlx5_0",
 		"transport:\t\t\tInfiniBand (0)",
 		"vendor_id:\t\t\t0x02c9",
-		"phys_port_cnt:\t\t\t1",
 		"max_qp:\t\t\t\t262144",
 		"atomic_cap:\t\t\tATOMIC_HCA (1)",
 		"state:\t\t\tPORT_ACTIVE (4)",
@@ -69,6 +110,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ibv_devices_lists_mlx5_0),
 		cmocka_unit_test(ibv_devinfo_verbose),
+		cmocka_unit_test(ibv_devinfo_topology),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
