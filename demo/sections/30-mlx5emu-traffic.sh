@@ -16,7 +16,7 @@ port=$((port + 1))
 timeout 30 "$emu" run -- "$STAGE/bin/ibv_rc_pingpong" -e -c -n 500 -p $port >/dev/null 2>&1 &
 srv=$!
 for i in $(seq 50); do ss -ltn | grep -q ":$port " && break; sleep 0.1; done
-timeout 30 "$emu" run -- "$STAGE/bin/ibv_rc_pingpong" -e -c -n 100 -p $port localhost | sed 's/^/  client: /'
+timeout 30 "$emu" run -- "$STAGE/bin/ibv_rc_pingpong" -e -c -n 500 -p $port localhost | sed 's/^/  client: /'
 wait $srv
 
 echo
