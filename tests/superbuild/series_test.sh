@@ -94,7 +94,7 @@ PATCH
 export_is_stable)
 	# make tree && make export on an unchanged queue changes nothing
 	mkdir -p "$work/patches"
-	cp "$top"/patches/*.patch "$top/patches/series" "$work/patches/"
+	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
 	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
 	"$top/cmake/export-series.sh" "$work/src" 2>/dev/null || fail "export failed"
@@ -129,7 +129,7 @@ submission)
 	n=$(ls "$work/out" | grep -c '^0[0-9]*-.*\.patch$')
 	[ "$n" -eq $((total - forkonly + 1)) ] || fail "$n files for $total patches ($forkonly fork-only)"
 	letter=$work/out/0000-cover-letter.patch
-	grep -q "^Subject: \[PATCH 0/$((total - forkonly))\] $(head -n1 "$work/patches/cover-letter.txt")" "$letter" ||
+	grep -qE "^Subject: \[PATCH 0+/$((total - forkonly))\] $(head -n1 "$work/patches/cover-letter.txt")" "$letter" ||
 		fail "cover letter subject is wrong"
 	! grep -q '\*\*\*' "$letter" || fail "cover letter still has placeholders"
 	! grep -qF -- "$(head -n1 "$work/patches/fork-only")" "$work"/out/*.patch ||
