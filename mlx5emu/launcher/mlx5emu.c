@@ -421,6 +421,9 @@ static int cmd_stat(int argc, char **argv)
 		if (!f)
 			goto next;
 		while (fgets(line, sizeof(line), f)) {
+			/* the writer rewrites in place: stop at its end */
+			if (!strncmp(line, "end ", 4))
+				break;
 			if (machine)
 				fputs(line, stdout);
 			else

@@ -14,8 +14,10 @@
  *        destroyed=0|1 qps=.. cqs=..
  *   qp pid=.. ctx=.. qpn=0x.. page_id=0x.. uar=0x..
  *      how=static_bfreg|bfreg_index|uar_page_index bfreg=..
+ *   end pid=..
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,32 +87,52 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 	emu_nic_stat_write(f, pid, ctx);
 }
 
-/* called with stat_lock held */
+/*
+ * Called with stat_lock held. The file is rewritten in place (no new
+ * inode per change: that made QP-heavy programs 40x slower); readers stop
+ * at the "end" record, so a shorter rewrite never shows stale lines.
+ */
 static void write_file(void)
 {
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 32], comm[64] = "?";
+	static char comm[64];
+	static int comm_pid;
+	char path[PATH_MAX + 32];
 	struct emu_list *pos, *n;
-	int pid = getpid();
+	int pid = getpid(), fd;
+	size_t len = 0;
+	char *buf = NULL;
 	FILE *f;
 
 	if (!emu_cfg.stat_dir[0] || !active)
 		return;
-	f = fopen("/proc/self/comm", "r");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n ")] = 0;
-		fclose(f);
+	if (comm_pid != pid) {
+		f = fopen("/proc/self/comm", "re");
+		strcpy(comm, "?");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n ")] = 0;
+			fclose(f);
+		}
+		comm_pid = pid;
 	}
-	snprintf(path, sizeof(path), "%s/%d", emu_cfg.stat_dir, pid);
-	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", emu_cfg.stat_dir, pid);
-	f = fopen(tmp, "we");
+	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
 	fprintf(f, "process pid=%d comm=%s exited=%d\n", pid, comm, exited);
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
-	if (fclose(f) || rename(tmp, path))
-		unlink(tmp);
+	fprintf(f, "end pid=%d\n", pid);
+	if (fclose(f))
+		goto out;
+	snprintf(path, sizeof(path), "%s/%d", emu_cfg.stat_dir, pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out;
+	if (pwrite(fd, buf, len, 0) == (ssize_t)len)
+		ftruncate(fd, len);
+	emu_libc.close(fd);
+out:
+	free(buf);
 }
 
 void emu_stat_changed(void)
