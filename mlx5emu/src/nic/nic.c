@@ -118,7 +118,17 @@ static void glue_qp_event(struct nic_dev *ndev, struct nic_qp *nq, int event)
 				     qp->uobj.user_handle, event);
 }
 
+static void glue_qp_error(struct nic_dev *ndev, struct nic_qp *nq)
+{
+	struct emu_qp *qp = ((struct emu_nic_qp *)nq->priv)->qp;
+
+	(void)ndev;
+	/* the modify path holds the context lock, we don't: one store */
+	__atomic_store_n(&qp->state, EMU_QPS_ERR, __ATOMIC_RELAXED);
+}
+
 static const struct nic_dev_ops glue_ops = {
+	.qp_error = glue_qp_error,
 	.mr_lookup = glue_mr_lookup,
 	.comp_event = glue_comp_event,
 	.qp_event = glue_qp_event,
@@ -298,7 +308,7 @@ static int nic_start(void)
 	if (nic.started)
 		return 0;
 	nic.spin = mode && !strcmp(mode, "spin");
-	nic.idle_max_us = idle ? strtoul(idle, NULL, 0) : 1000;
+	nic.idle_max_us = idle ? strtoul(idle, NULL, 0) : 200;
 	if (!nic.idle_max_us)
 		nic.idle_max_us = 1;
 	for (i = 0; i < EMU_MAX_DEVICES; i++) {

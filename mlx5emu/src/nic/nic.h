@@ -105,6 +105,8 @@ struct nic_dev_ops {
 	int (*mr_lookup)(struct nic_dev *dev, uint32_t key, struct nic_mr *mr);
 	/* a completion event for an armed CQ */
 	void (*comp_event)(struct nic_dev *dev, struct nic_cq *cq);
+	/* the QP entered ERR on its own (what QUERY_QP must now say) */
+	void (*qp_error)(struct nic_dev *dev, struct nic_qp *qp);
 	/* an affiliated async event (NIC_EVENT_*) */
 	void (*qp_event)(struct nic_dev *dev, struct nic_qp *qp, int event);
 	/* deliver a request to qp's peer and return its answer (fabric) */

@@ -165,6 +165,8 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 
 void nic_qp_error(struct nic_qp *qp)
 {
+	if (qp->state != NIC_QPS_ERR && qp->dev->ops->qp_error)
+		qp->dev->ops->qp_error(qp->dev, qp);
 	qp->state = NIC_QPS_ERR;
 	nic_qp_flush(qp);
 }

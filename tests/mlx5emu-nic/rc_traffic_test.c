@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * RC traffic on the emulated device, through the real libibverbs/libmlx5.
+ *
+ * The test forks before touching the device: the child is a second process
+ * with its own device context (and so its own emulator instance and NIC
+ * thread), reached over the fabric; a socketpair carries the out-of-band
+ * exchange and the child's reports of what landed in its memory. The last
+ * tests use a loopback pair inside the parent, where WQEs can be forged
+ * through mlx5dv.
+ *
+ *   mlx5emu run -- mlx5emu-nic-rc-traffic-test
+ */
+#include <endian.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#define RW_LEN (64 * 1024)
+#define RO_LEN 4096
+#define RECV_OFF (32 * 1024)
+#define RECV_LEN 4096
+#define NRECV 8
+#define RO_FILL 0x5a
+
+struct info {
+	uint32_t qpn;
+	uint16_t lid;
+	uint32_t rkey_rw, rkey_ro;
+	uint64_t addr_rw, addr_ro;
+};
+
+struct end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *rw, *ro;
+	uint8_t *rw_buf, *ro_buf;
+};
+
+/* what the child reports about a command */
+struct report {
+	uint64_t sum;
+	uint32_t status, byte_len, imm, flags, src_qp, state, ok;
+};
+
+static int sock = -1;
+static pid_t child;
+static struct end local;
+static struct info remote;
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+static int end_open(struct end *e)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 256,
+			 .max_recv_wr = NRECV,
+			 .max_send_sge = 4,
+			 .max_recv_sge = 1,
+			 .max_inline_data = 64 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags =
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (!list || !list[0])
+		return -1;
+	e->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!e->ctx)
+		return -1;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = ibv_create_cq(e->ctx, 512, NULL, NULL, 0);
+	e->rw_buf = calloc(1, RW_LEN);
+	e->ro_buf = malloc(RO_LEN);
+	memset(e->ro_buf, RO_FILL, RO_LEN);
+	e->rw = ibv_reg_mr(e->pd, e->rw_buf, RW_LEN,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ);
+	e->ro = ibv_reg_mr(e->pd, e->ro_buf, RO_LEN, IBV_ACCESS_REMOTE_READ);
+	if (!e->pd || !e->cq || !e->rw || !e->ro)
+		return -1;
+	qa.send_cq = qa.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &qa);
+	if (!e->qp)
+		return -1;
+	return ibv_modify_qp(e->qp, &a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_ACCESS_FLAGS);
+}
+
+static void end_info(struct end *e, struct info *i)
+{
+	struct ibv_port_attr pa;
+
+	ibv_query_port(e->ctx, 1, &pa);
+	i->qpn = e->qp->qp_num;
+	i->lid = pa.lid;
+	i->rkey_rw = e->rw->rkey;
+	i->rkey_ro = e->ro->rkey;
+	i->addr_rw = (uintptr_t)e->rw_buf;
+	i->addr_ro = (uintptr_t)e->ro_buf;
+}
+
+static int end_connect(struct end *e, const struct info *peer)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_4096,
+		.dest_qp_num = peer->qpn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = { .dlid = peer->lid, .port_num = 1 },
+	};
+
+	if (ibv_modify_qp(e->qp, &a,
+			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				  IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(e->qp, &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int post_recv(struct end *e, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->rw_buf + RECV_OFF + i * RECV_LEN,
+		.length = RECV_LEN,
+		.lkey = e->rw->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(e->qp, &wr, &bad);
+}
+
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int n, spins = 0;
+
+	/* the NIC runs in its own thread: wait for it, but not forever */
+	while (!(n = ibv_poll_cq(cq, 1, wc)) && ++spins < 20000000)
+		if (!(spins & 1023))
+			usleep(10);
+	return n;
+}
+
+/* ---- the child: a target in its own process ---- */
+
+static void child_main(int fd)
+{
+	struct end e = {};
+	struct info me, peer;
+	struct report r;
+	char cmd[16];
+	unsigned int i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+	if (end_open(&e))
+		_exit(2);
+	end_info(&e, &me);
+	for (i = 0; i < NRECV; i++)
+		post_recv(&e, i);
+	if (write(fd, &me, sizeof(me)) != sizeof(me) ||
+	    read(fd, &peer, sizeof(peer)) != sizeof(peer) ||
+	    end_connect(&e, &peer))
+		_exit(3);
+	while (read(fd, cmd, sizeof(cmd)) == sizeof(cmd)) {
+		uint32_t off, len;
+		struct ibv_wc wc;
+
+		memset(&r, 0, sizeof(r));
+		memcpy(&off, cmd + 4, 4);
+		memcpy(&len, cmd + 8, 4);
+		switch (cmd[0]) {
+		case 'C': /* checksum of our RW memory */
+			r.sum = fnv(e.rw_buf + off, len);
+			break;
+		case 'R': /* one receive completion */
+			r.ok = poll_one(e.cq, &wc);
+			r.status = wc.status;
+			r.byte_len = wc.byte_len;
+			r.imm = be32toh(wc.imm_data);
+			r.flags = wc.wc_flags;
+			r.src_qp = wc.src_qp;
+			if (r.ok && !wc.status)
+				r.sum = fnv(e.rw_buf + RECV_OFF +
+						    wc.wr_id * RECV_LEN,
+					    wc.byte_len);
+			break;
+		case 'O': /* read-only MR untouched? */
+			r.ok = 1;
+			for (i = 0; i < RO_LEN; i++)
+				if (e.ro_buf[i] != RO_FILL)
+					r.ok = 0;
+			break;
+		case 'S': {
+			struct ibv_qp_attr a;
+			struct ibv_qp_init_attr ia;
+
+			ibv_query_qp(e.qp, &a, IBV_QP_STATE, &ia);
+			r.state = a.qp_state;
+			break;
+		}
+		default:
+			_exit(0);
+		}
+		if (write(fd, &r, sizeof(r)) != sizeof(r))
+			_exit(4);
+	}
+	_exit(0);
+}
+
+static struct report ask(char c, uint32_t off, uint32_t len)
+{
+	char cmd[16] = { c };
+	struct report r = {};
+
+	memcpy(cmd + 4, &off, 4);
+	memcpy(cmd + 8, &len, 4);
+	assert_int_equal(write(sock, cmd, sizeof(cmd)), sizeof(cmd));
+	assert_int_equal(read(sock, &r, sizeof(r)), sizeof(r));
+	return r;
+}
+
+static int group_setup(void **state)
+{
+	struct info me;
+	int sv[2];
+
+	(void)state;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(sv[0]);
+		child_main(sv[1]);
+	}
+	close(sv[1]);
+	sock = sv[0];
+	if (end_open(&local))
+		return -1;
+	end_info(&local, &me);
+	if (read(sock, &remote, sizeof(remote)) != sizeof(remote) ||
+	    write(sock, &me, sizeof(me)) != sizeof(me))
+		return -1;
+	return end_connect(&local, &remote);
+}
+
+static int group_teardown(void **state)
+{
+	int status = 0;
+
+	(void)state;
+	close(sock);
+	waitpid(child, &status, 0);
+	return 0;
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	while (n--)
+		*p++ = (uint8_t)(seed = seed * 1103515245 + 12345) >> 3;
+}
+
+static void post(struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	assert_int_equal(ibv_post_send(local.qp, wr, &bad), 0);
+}
+
+static void expect_wc(uint64_t wr_id, enum ibv_wc_status status)
+{
+	struct ibv_wc wc;
+
+	assert_int_equal(poll_one(local.cq, &wc), 1);
+	assert_int_equal(wc.status, status);
+	assert_int_equal(wc.wr_id, wr_id);
+}
+
+/* a 3-SGE RDMA WRITE and an inline one, checked byte for byte remotely */
+static void test_write_sgl(void **state)
+{
+	uint8_t *src = local.rw_buf;
+	struct ibv_sge sge[3] = {
+		{ (uintptr_t)src, 1000, local.rw->lkey },
+		{ (uintptr_t)src + 5000, 2000, local.rw->lkey },
+		{ (uintptr_t)src + 9000, 96, local.rw->lkey },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1,
+		.sg_list = sge,
+		.num_sge = 3,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { remote.addr_rw + 100, remote.rkey_rw },
+	};
+	uint8_t expect[3096];
+	uint64_t word = 0x0123456789abcdefull;
+	struct ibv_sge isge = { (uintptr_t)&word, 8, 0 };
+
+	(void)state;
+	fill(src, 10000, 7);
+	memcpy(expect, src, 1000);
+	memcpy(expect + 1000, src + 5000, 2000);
+	memcpy(expect + 3000, src + 9000, 96);
+	post(&wr);
+	expect_wc(1, IBV_WC_SUCCESS);
+	assert_true(ask('C', 100, 3096).sum == fnv(expect, 3096));
+
+	wr.wr_id = 2;
+	wr.sg_list = &isge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = remote.addr_rw + 8000;
+	post(&wr);
+	expect_wc(2, IBV_WC_SUCCESS);
+	assert_true(ask('C', 8000, 8).sum == fnv((uint8_t *)&word, 8));
+}
+
+/* 300 writes, one signaled in 50: one CQE per 50, data all there */
+static void test_unsignaled_batches(void **state)
+{
+	uint8_t *src = local.rw_buf + 16384;
+	struct ibv_send_wr wr[10], *w;
+	struct ibv_sge sge[10];
+	unsigned int i, j, n = 0;
+
+	(void)state;
+	fill(src, 300 * 32, 99);
+	for (i = 0; i < 30; i++) {
+		for (j = 0; j < 10; j++, n++) {
+			sge[j] = (struct ibv_sge){ (uintptr_t)src + n * 32, 32,
+						   local.rw->lkey };
+			w = &wr[j];
+			memset(w, 0, sizeof(*w));
+			w->wr_id = 1000 + n;
+			w->sg_list = &sge[j];
+			w->num_sge = 1;
+			w->opcode = IBV_WR_RDMA_WRITE;
+			w->send_flags = (n + 1) % 50 ? 0 : IBV_SEND_SIGNALED;
+			w->wr.rdma.remote_addr =
+				remote.addr_rw + 10000 + n * 32;
+			w->wr.rdma.rkey = remote.rkey_rw;
+			w->next = j < 9 ? &wr[j + 1] : NULL;
+		}
+		post(wr);
+		if (n % 50 == 0)
+			expect_wc(1000 + n - 1, IBV_WC_SUCCESS);
+	}
+	assert_true(ask('C', 10000, 300 * 32).sum == fnv(src, 300 * 32));
+}
+
+static void test_send_recv(void **state)
+{
+	uint8_t *src = local.rw_buf + 20000;
+	struct ibv_sge sge = { (uintptr_t)src, 3000, local.rw->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 3,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0xfeed),
+	};
+	struct report r;
+
+	(void)state;
+	fill(src, 3000, 3);
+	post(&wr);
+	expect_wc(3, IBV_WC_SUCCESS);
+	r = ask('R', 0, 0);
+	assert_int_equal(r.ok, 1);
+	assert_int_equal(r.status, IBV_WC_SUCCESS);
+	assert_int_equal(r.byte_len, 3000);
+	assert_int_equal(r.imm, 0xfeed);
+	assert_true(r.flags & IBV_WC_WITH_IMM);
+	assert_int_equal(r.src_qp, local.qp->qp_num);
+	assert_true(r.sum == fnv(src, 3000));
+}
+
+static void test_read(void **state)
+{
+	uint8_t *dst = local.rw_buf + 40000;
+	struct ibv_sge sge = { (uintptr_t)dst, 3096, local.rw->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 4,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { remote.addr_rw + 100, remote.rkey_rw },
+	};
+
+	(void)state;
+	memset(dst, 0, 3096);
+	post(&wr);
+	expect_wc(4, IBV_WC_SUCCESS);
+	/* what test_write_sgl put there */
+	assert_true(fnv(dst, 3096) == ask('C', 100, 3096).sum);
+	/* reading the read-only MR is allowed */
+	wr.wr_id = 5;
+	wr.wr.rdma.remote_addr = remote.addr_ro;
+	wr.wr.rdma.rkey = remote.rkey_ro;
+	sge.length = 64;
+	post(&wr);
+	expect_wc(5, IBV_WC_SUCCESS);
+	assert_int_equal(dst[0], RO_FILL);
+	assert_int_equal(dst[63], RO_FILL);
+}
+
+/* writing a read-only MR: REM_ACCESS_ERR, target untouched, flush after */
+static void test_remote_access_error(void **state)
+{
+	uint64_t word = 0x1111111111111111ull;
+	struct ibv_sge sge = { (uintptr_t)&word, 8, 0 };
+	struct ibv_send_wr wr[2] = {
+		{
+			.wr_id = 6,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_INLINE, /* unsignaled */
+			.wr.rdma = { remote.addr_ro, remote.rkey_ro },
+			.next = &wr[1],
+		},
+		{
+			.wr_id = 7,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+			.wr.rdma = { remote.addr_rw, remote.rkey_rw },
+		},
+	};
+
+	(void)state;
+	post(wr);
+	expect_wc(6, IBV_WC_REM_ACCESS_ERR);
+	expect_wc(7, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(ask('O', 0, 0).ok, 1);
+	/* the responder moved to ERR as well, and flushes its receives */
+	assert_int_equal(ask('S', 0, 0).state, IBV_QPS_ERR);
+	assert_int_equal(ask('R', 0, 0).status, IBV_WC_WR_FLUSH_ERR);
+}
+
+/* ---- forged WQEs on a loopback pair inside this process ---- */
+
+struct pair {
+	struct end a, b;
+};
+
+static void pair_open(struct pair *p)
+{
+	struct info ia, ib;
+
+	assert_int_equal(end_open(&p->a), 0);
+	assert_int_equal(end_open(&p->b), 0);
+	end_info(&p->a, &ia);
+	end_info(&p->b, &ib);
+	assert_int_equal(end_connect(&p->a, &ib), 0);
+	assert_int_equal(end_connect(&p->b, &ia), 0);
+}
+
+static void end_close(struct end *e)
+{
+	ibv_destroy_qp(e->qp);
+	ibv_dereg_mr(e->rw);
+	ibv_dereg_mr(e->ro);
+	ibv_destroy_cq(e->cq);
+	ibv_dealloc_pd(e->pd);
+	ibv_close_device(e->ctx);
+	free(e->rw_buf);
+	free(e->ro_buf);
+}
+
+/* write one control segment at SQ index 0 and ring SND_DBR directly */
+static void forge(struct end *e, uint8_t opcode, uint8_t ds, uint32_t nbb)
+{
+	struct mlx5dv_qp dq;
+	struct mlx5dv_obj obj = { .qp = { .in = e->qp, .out = &dq } };
+	struct mlx5_wqe_ctrl_seg *ctrl;
+
+	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	ctrl = dq.sq.buf;
+	memset(ctrl, 0, 64);
+	ctrl->opmod_idx_opcode = htobe32(opcode);
+	ctrl->qpn_ds = htobe32(e->qp->qp_num << 8 | ds);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	dq.dbrec[MLX5_SND_DBR] = htobe32(nbb);
+}
+
+static void test_loopback_and_malformed(void **state)
+{
+	struct pair p = {};
+	uint64_t word = 0xabcdef;
+	struct ibv_sge sge = { (uintptr_t)&word, 8, 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = 8,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	(void)state;
+	pair_open(&p);
+	/* in-process loopback moves data too */
+	wr.wr.rdma.remote_addr = (uintptr_t)p.b.rw_buf + 8;
+	wr.wr.rdma.rkey = p.b.rw->rkey;
+	assert_int_equal(ibv_post_send(p.a.qp, &wr, &bad), 0);
+	assert_int_equal(poll_one(p.a.cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_memory_equal(p.b.rw_buf + 8, &word, 8);
+
+	/* an opcode the device does not have */
+	forge(&p.b, 0x77, 2, 1);
+	assert_int_equal(poll_one(p.b.cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_LOC_QP_OP_ERR);
+	end_close(&p.a);
+	end_close(&p.b);
+
+	/* a DS count of zero */
+	memset(&p, 0, sizeof(p));
+	pair_open(&p);
+	forge(&p.a, MLX5_OPCODE_RDMA_WRITE, 0, 1);
+	assert_int_equal(poll_one(p.a.cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_LOC_QP_OP_ERR);
+	/* a DS count past what SND_DBR says was posted */
+	memset(&wc, 0, sizeof(wc));
+	end_close(&p.a);
+	end_close(&p.b);
+	memset(&p, 0, sizeof(p));
+	pair_open(&p);
+	forge(&p.a, MLX5_OPCODE_RDMA_WRITE, 12, 1);
+	assert_int_equal(poll_one(p.a.cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_LOC_QP_OP_ERR);
+	assert_int_equal(p.b.rw_buf[0], 0);
+	end_close(&p.a);
+	end_close(&p.b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_sgl),
+		cmocka_unit_test(test_unsignaled_batches),
+		cmocka_unit_test(test_send_recv),
+		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_remote_access_error),
+		cmocka_unit_test(test_loopback_and_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
