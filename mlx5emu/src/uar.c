@@ -566,6 +566,7 @@ bool emu_uar_munmap(void *addr, size_t len)
 		struct emu_context *ctx = pg->uobj.ctx;
 
 		pthread_mutex_lock(&ctx->lock);
+		emu_trace("ctx%u munmap page_id=0x%x", ctx->id, pg->page_id);
 		pg->app_maps--;
 		page_put(pg);
 		pthread_mutex_unlock(&ctx->lock);

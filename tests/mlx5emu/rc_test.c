@@ -5,6 +5,7 @@
  * rule, and a create/destroy loop that must not leak fds or memory.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,6 +305,64 @@ static void unsupported(void **state)
 	assert_int_equal(ibv_close_device(ctx), 0);
 }
 
+struct worker {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	int errors;
+};
+
+static void *churn(void *arg)
+{
+	struct worker *w = arg;
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		struct ibv_cq *cq = ibv_create_cq(w->ctx, 32, NULL, NULL, 0);
+		struct ibv_mr *mr = ibv_reg_mr(w->pd, buf, sizeof(buf),
+					       IBV_ACCESS_LOCAL_WRITE);
+		struct ibv_qp *qp = cq ? create_rc_qp(w->pd, cq) : NULL;
+
+		if (!cq || !mr || !qp || to_init(qp)) {
+			w->errors++;
+			break;
+		}
+		w->errors += ibv_destroy_qp(qp) != 0;
+		w->errors += ibv_dereg_mr(mr) != 0;
+		w->errors += ibv_destroy_cq(cq) != 0;
+	}
+	return NULL;
+}
+
+/* commands of one context from several threads, and a second context */
+static void threads(void **state)
+{
+	struct ibv_context *ctx = emu_test_open();
+	struct ibv_context *ctx2 = emu_test_open();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx), *pd2 = ibv_alloc_pd(ctx2);
+	struct worker w[5];
+	pthread_t t[5];
+	int i;
+
+	(void)state;
+	assert_non_null(pd);
+	assert_non_null(pd2);
+	for (i = 0; i < 5; i++) {
+		w[i].ctx = i < 4 ? ctx : ctx2;
+		w[i].pd = i < 4 ? pd : pd2;
+		w[i].errors = 0;
+		assert_int_equal(pthread_create(&t[i], NULL, churn, &w[i]), 0);
+	}
+	for (i = 0; i < 5; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].errors, 0);
+	}
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_dealloc_pd(pd2), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	assert_int_equal(ibv_close_device(ctx2), 0);
+}
+
 /*
  * Repetition 100 and the last one must see the same fds and (almost) the
  * same RSS: everything a context creates is freed on destroy/close.
@@ -342,6 +401,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(modify_rules),
 		cmocka_unit_test(mr_keys_and_cq_size),
 		cmocka_unit_test(unsupported),
+		cmocka_unit_test(threads),
 	};
 	const struct CMUnitTest loop[] = {
 		cmocka_unit_test(create_destroy_loop),

@@ -238,6 +238,8 @@ static void uar_limit(void **state)
 
 int main(int argc, char **argv)
 {
+	/* the fork's default sharing level is today's; keep it so */
+	unsetenv("MLX5_UAR_SHARING");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(static_pages),
 		cmocka_unit_test(td_placement),
