@@ -46,8 +46,10 @@ static void usage(FILE *f)
 		"  --uar=static|dynamic    static: legacy bfregs + ALLOC_WC pages\n"
 		"                          (write-only kernel, profile W);\n"
 		"                          dynamic: UAR objects (profile H, default)\n"
-		"  --transport=write|ioctl core commands via write() (default);\n"
-		"                          ioctl is not implemented yet\n"
+		"  --transport=write|ioctl core commands via write() (default)\n"
+		"                          or via the ioctl INVOKE_WRITE method of\n"
+		"                          current kernels (native ioctl methods\n"
+		"                          are not provided yet)\n"
 		"  --uars-per-page=N       dynamic: 4 KB UARs per UAR object\n"
 		"  --dyn-bfregs=N          static: num_dyn_bfregs per context\n"
 		"                          (default 1024 = 512 ALLOC_WC pages)\n"
@@ -146,6 +148,7 @@ static int cmd_run(int argc, char **argv)
 	const struct emu_model *model = emu_model_default();
 	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
 	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
+	const char *transport = "write";
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
 	char lib[PATH_MAX], preload[2 * PATH_MAX], num[32];
 	struct sigaction sa = { .sa_handler = forward };
@@ -180,16 +183,13 @@ static int cmd_run(int argc, char **argv)
 			uar = optarg;
 			break;
 		case O_TRANSPORT:
-			if (!strcmp(optarg, "ioctl")) {
-				fprintf(stderr,
-					"mlx5emu: --transport=ioctl (profile I) is not implemented yet; use --transport=write\n");
-				return 2;
-			}
-			if (strcmp(optarg, "write")) {
+			if (strcmp(optarg, "write") &&
+			    strcmp(optarg, "ioctl")) {
 				fprintf(stderr,
 					"mlx5emu: --transport is write or ioctl\n");
 				return 2;
 			}
+			transport = optarg;
 			break;
 		case O_UPP:
 			upp = parse_uint("--uars-per-page", optarg, 1, 16);
@@ -258,7 +258,7 @@ static int cmd_run(int argc, char **argv)
 	snprintf(num, sizeof(num), "%u", ports);
 	setenv("MLX5EMU_PORTS", num, 1);
 	setenv("MLX5EMU_UAR", uar, 1);
-	setenv("MLX5EMU_TRANSPORT", "write", 1);
+	setenv("MLX5EMU_TRANSPORT", transport, 1);
 	snprintf(num, sizeof(num), "%u", upp);
 	setenv("MLX5EMU_UARS_PER_PAGE", num, 1);
 	snprintf(num, sizeof(num), "%u", dyn);

@@ -378,6 +378,11 @@ void emu_uobj_remove(struct emu_context *ctx, struct emu_uobj *uobj);
 ssize_t emu_uverbs_write(struct emu_context *ctx, const void *buf,
 			 size_t count);
 int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg);
+int emu_uverbs_invoke_write(struct emu_context *ctx, uint32_t command,
+			    const void *in, size_t in_len, void *out,
+			    size_t out_len, const void *uhw_in,
+			    size_t uhw_in_len, void *uhw_out,
+			    size_t uhw_out_len);
 
 /* command bodies */
 struct emu_cmd {

@@ -5,12 +5,16 @@
  *   W (--uar=static): a write-only kernel, ENOTTY for every ioctl;
  *   H (--uar=dynamic): EPROTONOSUPPORT for every (object, method) but the
  *     mlx5 UAR object, so libibverbs keeps using write() and libmlx5 gets
- *     its dynamic UARs.
+ *     its dynamic UARs;
+ *   --transport=ioctl: as current kernels, every write command travels in
+ *     UVERBS_METHOD_INVOKE_WRITE; native object methods are still missing
+ *     (EPROTONOSUPPORT), so libibverbs falls back to INVOKE_WRITE per verb.
  * Header and attribute rules follow core/uverbs_ioctl.c.
  */
 #include <errno.h>
 #include <string.h>
 
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/mlx5_user_ioctl_cmds.h>
 #include <rdma/mlx5_user_ioctl_verbs.h>
@@ -22,6 +26,7 @@ struct attr_spec {
 	uint16_t id;
 	uint16_t min_len; /* for PTR_OUT */
 	bool out_ptr;
+	bool optional;
 };
 
 /* attrs[] indexed like specs[]; NULL when absent */
@@ -51,9 +56,49 @@ static int parse_attrs(struct ib_uverbs_ioctl_hdr *hdr,
 		found[j] = a;
 	}
 	for (j = 0; j < nspecs; j++)
-		if (!found[j])
-			return -EINVAL; /* all of ours are mandatory */
+		if (!found[j] && !specs[j].optional)
+			return -EINVAL;
 	return 0;
+}
+
+/* PTR_IN payloads of up to 8 bytes are inlined in the attribute */
+static const void *ptr_in(const struct ib_uverbs_attr *a)
+{
+	return a->len <= sizeof(a->data) ? (const void *)&a->data :
+					   (const void *)(uintptr_t)a->data;
+}
+
+static int invoke_write(struct emu_context *ctx,
+			struct ib_uverbs_ioctl_hdr *hdr)
+{
+	static const struct attr_spec specs[] = {
+		{ UVERBS_ATTR_WRITE_CMD, 0, false, false },
+		{ UVERBS_ATTR_CORE_IN, 0, false, true },
+		{ UVERBS_ATTR_CORE_OUT, 0, true, true },
+		{ UVERBS_ATTR_UHW_IN, 0, false, true },
+		{ UVERBS_ATTR_UHW_OUT, 0, true, true },
+	};
+	struct ib_uverbs_attr *a[5];
+	int ret;
+
+	ret = parse_attrs(hdr, specs, 5, a);
+	if (ret)
+		return ret;
+	ret = emu_uverbs_invoke_write(
+		ctx, a[0]->data, a[1] ? ptr_in(a[1]) : NULL,
+		a[1] ? a[1]->len : 0,
+		a[2] ? (void *)(uintptr_t)a[2]->data : NULL,
+		a[2] ? a[2]->len : 0, a[3] ? ptr_in(a[3]) : NULL,
+		a[3] ? a[3]->len : 0,
+		a[4] ? (void *)(uintptr_t)a[4]->data : NULL,
+		a[4] ? a[4]->len : 0);
+	if (!ret) {
+		if (a[2])
+			a[2]->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+		if (a[4])
+			a[4]->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	}
+	return ret;
 }
 
 static void put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
@@ -66,15 +111,16 @@ static int uar_obj_alloc(struct emu_context *ctx,
 			 struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 0, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, true },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, true },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, true },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, false, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 0, false, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, true, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, true, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, true, false },
 	};
 	struct ib_uverbs_attr *a[5];
 	struct emu_uar_page *pg;
 	uint32_t len32;
+
 	int ret;
 
 	ret = parse_attrs(hdr, specs, 5, a);
@@ -99,7 +145,7 @@ static int uar_obj_destroy(struct emu_context *ctx,
 			   struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, false, false },
 	};
 	struct ib_uverbs_attr *a[1];
 	struct emu_uar_page *pg;
@@ -123,7 +169,8 @@ int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 		errno = ENOTTY;
 		return -1;
 	}
-	if (emu_cfg.uar_mode == EMU_UAR_STATIC)
+	if (emu_cfg.uar_mode == EMU_UAR_STATIC &&
+	    emu_cfg.transport == EMU_TRANSPORT_WRITE)
 		ret = -ENOTTY; /* profile W: a kernel without ioctl verbs */
 	else if (hdr->length !=
 		 sizeof(*hdr) + hdr->num_attrs * sizeof(hdr->attrs[0]))
@@ -132,7 +179,14 @@ int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 		ret = -EPROTONOSUPPORT;
 	else if (hdr->driver_id != RDMA_DRIVER_MLX5)
 		ret = -EINVAL;
-	else if (hdr->object_id != MLX5_IB_OBJECT_UAR)
+	else if (emu_cfg.transport == EMU_TRANSPORT_IOCTL &&
+		 hdr->object_id == UVERBS_OBJECT_DEVICE &&
+		 hdr->method_id == UVERBS_METHOD_INVOKE_WRITE) {
+		pthread_mutex_lock(&ctx->lock);
+		ret = invoke_write(ctx, hdr);
+		pthread_mutex_unlock(&ctx->lock);
+	} else if (hdr->object_id != MLX5_IB_OBJECT_UAR ||
+		   emu_cfg.uar_mode != EMU_UAR_DYNAMIC)
 		ret = -EPROTONOSUPPORT;
 	else {
 		pthread_mutex_lock(&ctx->lock);

@@ -175,6 +175,61 @@ static int decode_ex(const struct emu_write_method *m, const uint8_t *buf,
 	return 0;
 }
 
+/*
+ * UVERBS_METHOD_INVOKE_WRITE: the same commands carried by ioctl
+ * attributes. CORE_IN starts after the (ex) header, so for plain commands
+ * it still holds the response pointer, which is ignored for CORE_OUT.
+ * Called with ctx->lock held.
+ */
+int emu_uverbs_invoke_write(struct emu_context *ctx, uint32_t command,
+			    const void *in, size_t in_len, void *out,
+			    size_t out_len, const void *uhw_in,
+			    size_t uhw_in_len, void *uhw_out,
+			    size_t uhw_out_len)
+{
+	bool ex = command & IB_USER_VERBS_CMD_FLAG_EXTENDED;
+	uint32_t cmd = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	const struct emu_write_method *m;
+	union emu_req_buf req;
+	struct emu_cmd c = {};
+	int ret;
+
+	if (command &
+	    ~(IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_CMD_COMMAND_MASK))
+		return -EINVAL;
+	m = lookup(cmd, ex);
+	if (!m)
+		return -EOPNOTSUPP;
+	if (!ctx->ucontext && !m->no_ucontext)
+		return -EINVAL;
+	if ((!ex && in_len < m->req_size) || in_len > sizeof(req))
+		return -EINVAL;
+	if (m->has_resp && !ex && out_len < m->resp_size)
+		return -ENOSPC;
+	memset(&req, 0, sizeof(req));
+	memcpy(&req, in, in_len);
+	c.ex = ex;
+	c.req = &req;
+	c.req_len = m->req_size;
+	c.drv_req = uhw_in;
+	c.drv_req_len = uhw_in_len;
+	if (m->has_resp) {
+		if (!out)
+			return -EFAULT;
+		c.resp = out;
+		c.resp_len = out_len < m->resp_size ? out_len : m->resp_size;
+		c.drv_resp = uhw_out;
+		c.drv_resp_len = uhw_out ? uhw_out_len : 0;
+		if (ex)
+			memset(out, 0, out_len);
+	}
+	ret = m->handler(ctx, &c);
+	emu_trace("ctx%u ioctl INVOKE_WRITE %s -> %s%s", ctx->id,
+		  emu_write_cmd_name(cmd, ex), ret ? "errno " : "ok",
+		  ret ? strerrorname_np(-ret) : "");
+	return ret;
+}
+
 ssize_t emu_uverbs_write(struct emu_context *ctx, const void *buf, size_t count)
 {
 	const struct ib_uverbs_cmd_hdr *hdr = buf;
