@@ -149,6 +149,8 @@ static int cmd_run(int argc, char **argv)
 	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
 	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
 	const char *transport = "write";
+	char self[PATH_MAX];
+	ssize_t n;
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
 	char lib[PATH_MAX], preload[2 * PATH_MAX], num[32];
 	struct sigaction sa = { .sa_handler = forward };
@@ -270,6 +272,25 @@ static int cmd_run(int argc, char **argv)
 	else
 		unsetenv("MLX5EMU_TRACE");
 	setenv("MLX5EMU_STAT_DIR", stat, 1);
+	/* so scripts under the launcher can call `$MLX5EMU stat` */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		setenv("MLX5EMU", self, 1);
+	}
+	/*
+	 * libmlx5's Sandy Bridge check reads the real
+	 * /sys/class/infiniband/<dev>/device/local_cpus unless told: the
+	 * emulated device is local to every CPU.
+	 */
+	if (!getenv("MLX5_LOCAL_CPUS")) {
+		char mask[32 * 9] = "";
+		int i;
+
+		for (i = 0; i < 32; i++)
+			strcat(mask, i ? ",ffffffff" : "ffffffff");
+		setenv("MLX5_LOCAL_CPUS", mask, 1);
+	}
 
 	child = fork();
 	if (child < 0) {
