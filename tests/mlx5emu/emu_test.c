@@ -83,6 +83,7 @@ void emu_test_read_stat(struct emu_test_stat *st)
 			pg->ctx = field(line, "ctx");
 			pg->page_id = field(line, "page_id");
 			pg->qps = field(line, "qps");
+			pg->mapped = field(line, "mapped");
 			if (k)
 				sscanf(k + 6, "%15s", pg->kind);
 		} else if (!strncmp(line, "qp ", 3) &&

@@ -18,6 +18,7 @@ struct emu_test_page {
 	uint32_t page_id;
 	char kind[16];
 	unsigned int qps;
+	unsigned int mapped; /* application mappings */
 };
 
 struct emu_test_qp {

@@ -25,11 +25,15 @@ static unsigned int static_pages_of_new_context(void)
 {
 	struct ibv_context *ctx = emu_test_open();
 	struct emu_test_stat *st = malloc(sizeof(*st));
-	unsigned int n;
+	unsigned int n, i;
 
 	assert_non_null(st);
 	emu_test_read_stat(st);
 	n = emu_test_count_pages(st, st->last_ctx, "static");
+	/* and libmlx5 has mapped every one of them */
+	for (i = 0; i < st->npages; i++)
+		if (st->pages[i].ctx == st->last_ctx)
+			assert_int_equal(st->pages[i].mapped, 1);
 	free(st);
 	assert_int_equal(ibv_close_device(ctx), 0);
 	return n;
