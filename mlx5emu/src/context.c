@@ -13,8 +13,6 @@
 
 #include "mlx5emu.h"
 
-#define EMU_NUM_COMP_VECTORS 4
-
 static uint32_t next_ctx_id;
 
 struct emu_context *emu_context_open(unsigned int index, int flags)
@@ -187,13 +185,17 @@ int emu_cmd_get_context(struct emu_context *ctx, struct emu_cmd *c)
 		emu_uar_context_fini(ctx);
 		return ret;
 	}
-	ctx->async = emu_event_file_create(true, &fd);
-	if (!ctx->async) {
-		emu_uar_context_fini(ctx);
-		return -EMFILE;
+	/* the ioctl GET_CONTEXT leaves the async fd to ASYNC_EVENT_ALLOC */
+	fd = -1;
+	if (!c->native) {
+		ctx->async = emu_event_file_create(true, &fd);
+		if (!ctx->async) {
+			emu_uar_context_fini(ctx);
+			return -EMFILE;
+		}
+		/* the context holds its own reference besides the fd's */
+		emu_event_file_get(ctx->async);
 	}
-	/* the context holds its own reference besides the fd's */
-	emu_event_file_get(ctx->async);
 
 	dresp.qp_tab_size = 1U << emu_cfg.model->log_max_qp;
 	dresp.bf_reg_size = 512;

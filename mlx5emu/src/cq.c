@@ -10,8 +10,6 @@
 
 #include "mlx5emu.h"
 
-#define EMU_NUM_COMP_VECTORS 4
-
 int emu_cmd_create_comp_channel(struct emu_context *ctx, struct emu_cmd *c)
 {
 	struct ib_uverbs_create_comp_channel_resp resp = {};

@@ -37,6 +37,7 @@
 #define EMU_FIRST_UAR_ID 0x10 /* low HW UARs belong to the driver */
 #define EMU_FIRST_QPN 0x100
 #define EMU_INVALID_BFREG (-1)
+#define EMU_NUM_COMP_VECTORS 4
 
 #define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
@@ -378,6 +379,9 @@ void emu_uobj_remove(struct emu_context *ctx, struct emu_uobj *uobj);
 ssize_t emu_uverbs_write(struct emu_context *ctx, const void *buf,
 			 size_t count);
 int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg);
+struct ib_uverbs_ioctl_hdr;
+int emu_uverbs_native_method(struct emu_context *ctx,
+			     struct ib_uverbs_ioctl_hdr *hdr);
 int emu_uverbs_invoke_write(struct emu_context *ctx, uint32_t command,
 			    const void *in, size_t in_len, void *out,
 			    size_t out_len, const void *uhw_in,
@@ -387,6 +391,7 @@ int emu_uverbs_invoke_write(struct emu_context *ctx, uint32_t command,
 /* command bodies */
 struct emu_cmd {
 	bool ex;
+	bool native; /* a native ioctl method: no write-only side effects */
 	const void *req; /* core request, zero-extended to req_size */
 	size_t req_len;
 	const void *drv_req; /* driver (UHW) request */

@@ -6,9 +6,10 @@
  *   H (--uar=dynamic): EPROTONOSUPPORT for every (object, method) but the
  *     mlx5 UAR object, so libibverbs keeps using write() and libmlx5 gets
  *     its dynamic UARs;
- *   --transport=ioctl: as current kernels, every write command travels in
- *     UVERBS_METHOD_INVOKE_WRITE; native object methods are still missing
- *     (EPROTONOSUPPORT), so libibverbs falls back to INVOKE_WRITE per verb.
+ *   --transport=ioctl: as current kernels, INVOKE_WRITE carries the write
+ *     commands and the common object methods exist natively
+ *     (uverbs_methods.c); the rest answer EPROTONOSUPPORT and libibverbs
+ *     falls back to INVOKE_WRITE per verb.
  * Header and attribute rules follow core/uverbs_ioctl.c.
  */
 #include <errno.h>
@@ -185,8 +186,15 @@ int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 		pthread_mutex_lock(&ctx->lock);
 		ret = invoke_write(ctx, hdr);
 		pthread_mutex_unlock(&ctx->lock);
-	} else if (hdr->object_id != MLX5_IB_OBJECT_UAR ||
-		   emu_cfg.uar_mode != EMU_UAR_DYNAMIC)
+	} else if (hdr->object_id != MLX5_IB_OBJECT_UAR) {
+		if (emu_cfg.transport == EMU_TRANSPORT_IOCTL) {
+			pthread_mutex_lock(&ctx->lock);
+			ret = emu_uverbs_native_method(ctx, hdr);
+			pthread_mutex_unlock(&ctx->lock);
+		} else {
+			ret = -EPROTONOSUPPORT;
+		}
+	} else if (emu_cfg.uar_mode != EMU_UAR_DYNAMIC)
 		ret = -EPROTONOSUPPORT;
 	else {
 		pthread_mutex_lock(&ctx->lock);

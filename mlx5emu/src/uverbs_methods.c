@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Native ioctl methods of current kernels (--transport=ioctl): the
+ * attribute forms of GET_CONTEXT, ASYNC_EVENT_ALLOC, QUERY_PORT and the
+ * PD/MR/CQ/QP create/destroy methods libibverbs tries before falling back.
+ * Each decodes its attributes into the same request the write command
+ * carries and runs the same handler. Called with ctx->lock held.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "mlx5emu.h"
+
+#define MAX_CORE_ATTR 24
+
+struct attrs {
+	struct ib_uverbs_attr *a[MAX_CORE_ATTR];
+	struct ib_uverbs_attr *uhw_in, *uhw_out;
+};
+
+/*
+ * Core attributes named in known (bit per id) plus UHW_IN/OUT. Unknown
+ * mandatory attributes make the method unsupported, as in
+ * uverbs_ioctl.c; unknown optional ones are ignored.
+ */
+static int get_attrs(struct ib_uverbs_ioctl_hdr *hdr, uint32_t known,
+		     struct attrs *at)
+{
+	unsigned int i;
+
+	memset(at, 0, sizeof(*at));
+	for (i = 0; i < hdr->num_attrs; i++) {
+		struct ib_uverbs_attr *a = &hdr->attrs[i];
+		struct ib_uverbs_attr **slot = NULL;
+
+		if (a->attr_id < MAX_CORE_ATTR && (known & (1U << a->attr_id)))
+			slot = &at->a[a->attr_id];
+		else if (a->attr_id == UVERBS_ATTR_UHW_IN)
+			slot = &at->uhw_in;
+		else if (a->attr_id == UVERBS_ATTR_UHW_OUT)
+			slot = &at->uhw_out;
+		if (!slot) {
+			if (a->flags & UVERBS_ATTR_F_MANDATORY)
+				return -EPROTONOSUPPORT;
+			continue;
+		}
+		if (*slot)
+			return -EINVAL;
+		*slot = a;
+	}
+	return 0;
+}
+
+/* PTR_IN payloads of up to 8 bytes are inlined in the attribute */
+static const void *in_ptr(const struct ib_uverbs_attr *a)
+{
+	return a->len <= sizeof(a->data) ? (const void *)&a->data :
+					   (const void *)(uintptr_t)a->data;
+}
+
+static uint64_t in_val(const struct ib_uverbs_attr *a)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, &a->data, a->len < sizeof(v) ? a->len : sizeof(v));
+	return v;
+}
+
+static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
+{
+	if (!a)
+		return 0;
+	if (!a->data)
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)a->data, val, len < a->len ? len : a->len);
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return 0;
+}
+
+static void set_uhw(struct emu_cmd *c, const struct attrs *at)
+{
+	if (at->uhw_in) {
+		c->drv_req = in_ptr(at->uhw_in);
+		c->drv_req_len = at->uhw_in->len;
+	}
+	if (at->uhw_out) {
+		c->drv_resp = (void *)(uintptr_t)at->uhw_out->data;
+		c->drv_resp_len = at->uhw_out->len;
+	}
+}
+
+static void uhw_done(const struct attrs *at)
+{
+	if (at->uhw_out)
+		at->uhw_out->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+}
+
+#define BIT(n) (1U << (n))
+
+static int get_context(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	uint32_t nvec = EMU_NUM_COMP_VECTORS;
+	uint64_t core_support = 0;
+	struct emu_cmd c = { .native = true };
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS) |
+				BIT(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT),
+			&at);
+	if (ret)
+		return ret;
+	set_uhw(&c, &at);
+	ret = emu_cmd_get_context(ctx, &c);
+	if (ret)
+		return ret;
+	uhw_done(&at);
+	put_out(at.a[UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS], &nvec,
+		sizeof(nvec));
+	put_out(at.a[UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT], &core_support,
+		sizeof(core_support));
+	return 0;
+}
+
+static int async_event_alloc(struct emu_context *ctx,
+			     struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_attr *a;
+	struct attrs at;
+	int ret, fd;
+
+	ret = get_attrs(hdr, BIT(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE), &at);
+	if (ret)
+		return ret;
+	a = at.a[UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE];
+	if (!a || ctx->async)
+		return -EINVAL;
+	ctx->async = emu_event_file_create(true, &fd);
+	if (!ctx->async)
+		return -EMFILE;
+	emu_event_file_get(ctx->async);
+	a->data = fd; /* FD out: into the attribute itself */
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return 0;
+}
+
+static int query_port(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_query_port_resp_ex resp = {};
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_QUERY_PORT_PORT_NUM) |
+				BIT(UVERBS_ATTR_QUERY_PORT_RESP),
+			&at);
+	if (ret)
+		return ret;
+	if (!at.a[UVERBS_ATTR_QUERY_PORT_PORT_NUM] ||
+	    !at.a[UVERBS_ATTR_QUERY_PORT_RESP])
+		return -EINVAL;
+	ret = emu_query_port(ctx->dev,
+			     in_val(at.a[UVERBS_ATTR_QUERY_PORT_PORT_NUM]),
+			     &resp.legacy_resp);
+	if (ret)
+		return ret;
+	return put_out(at.a[UVERBS_ATTR_QUERY_PORT_RESP], &resp, sizeof(resp));
+}
+
+/* PD/DESTROY and MR/DESTROY: a handle, nothing back */
+static int destroy_simple(struct emu_context *ctx,
+			  struct ib_uverbs_ioctl_hdr *hdr,
+			  enum emu_obj_type type)
+{
+	struct emu_uobj *u;
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr, BIT(0), &at);
+	if (ret)
+		return ret;
+	if (!at.a[0])
+		return -EINVAL;
+	u = emu_uobj_get(ctx, at.a[0]->data, type);
+	if (!u)
+		return -ENOENT;
+	if (type == EMU_OBJ_PD)
+		return emu_pd_destroy(container_of(u, struct emu_pd, uobj));
+	return emu_mr_destroy(container_of(u, struct emu_mr, uobj));
+}
+
+static int cq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct ib_uverbs_ex_create_cq req = {};
+	struct emu_cmd c = {
+		.ex = true,
+		.native = true,
+		.req = &req,
+		.req_len = sizeof(req),
+		.resp = &resp,
+		.resp_len = sizeof(resp),
+	};
+	struct ib_uverbs_attr *handle;
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_CREATE_CQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_CQ_CQE) |
+				BIT(UVERBS_ATTR_CREATE_CQ_USER_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL) |
+				BIT(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR) |
+				BIT(UVERBS_ATTR_CREATE_CQ_FLAGS) |
+				BIT(UVERBS_ATTR_CREATE_CQ_RESP_CQE) |
+				BIT(UVERBS_ATTR_CREATE_CQ_EVENT_FD),
+			&at);
+	if (ret)
+		return ret;
+	handle = at.a[UVERBS_ATTR_CREATE_CQ_HANDLE];
+	if (!handle || !at.a[UVERBS_ATTR_CREATE_CQ_CQE] ||
+	    !at.a[UVERBS_ATTR_CREATE_CQ_USER_HANDLE] ||
+	    !at.a[UVERBS_ATTR_CREATE_CQ_COMP_VECTOR] ||
+	    !at.a[UVERBS_ATTR_CREATE_CQ_RESP_CQE])
+		return -EINVAL;
+	req.cqe = in_val(at.a[UVERBS_ATTR_CREATE_CQ_CQE]);
+	req.user_handle = in_val(at.a[UVERBS_ATTR_CREATE_CQ_USER_HANDLE]);
+	req.comp_vector = in_val(at.a[UVERBS_ATTR_CREATE_CQ_COMP_VECTOR]);
+	req.comp_channel =
+		at.a[UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL] ?
+			(int32_t)at.a[UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL]
+				->data_s64 :
+			-1;
+	if (at.a[UVERBS_ATTR_CREATE_CQ_FLAGS])
+		req.flags = in_val(at.a[UVERBS_ATTR_CREATE_CQ_FLAGS]);
+	set_uhw(&c, &at);
+	ret = emu_cmd_create_cq(ctx, &c);
+	if (ret)
+		return ret;
+	uhw_done(&at);
+	handle->data = resp.base.cq_handle;
+	handle->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return put_out(at.a[UVERBS_ATTR_CREATE_CQ_RESP_CQE], &resp.base.cqe,
+		       sizeof(resp.base.cqe));
+}
+
+static int cq_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	struct attrs at;
+	struct emu_cq *cq;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_DESTROY_CQ_HANDLE) |
+				BIT(UVERBS_ATTR_DESTROY_CQ_RESP),
+			&at);
+	if (ret)
+		return ret;
+	if (!at.a[UVERBS_ATTR_DESTROY_CQ_HANDLE] ||
+	    !at.a[UVERBS_ATTR_DESTROY_CQ_RESP])
+		return -EINVAL;
+	cq = emu_uobj_get(ctx, at.a[UVERBS_ATTR_DESTROY_CQ_HANDLE]->data,
+			  EMU_OBJ_CQ);
+	if (!cq)
+		return -ENOENT;
+	ret = emu_cq_destroy(cq, &resp);
+	if (ret)
+		return ret;
+	return put_out(at.a[UVERBS_ATTR_DESTROY_CQ_RESP], &resp, sizeof(resp));
+}
+
+static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ib_uverbs_ex_create_qp req = {};
+	struct emu_cmd c = {
+		.ex = true,
+		.native = true,
+		.req = &req,
+		.req_len = sizeof(req),
+		.resp = &resp,
+		.resp_len = sizeof(resp),
+	};
+	struct ib_uverbs_qp_cap cap = {};
+	struct ib_uverbs_attr *handle;
+	uint32_t flags = 0;
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_CREATE_QP_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_PD_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_USER_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_QP_CAP) |
+				BIT(UVERBS_ATTR_CREATE_QP_TYPE) |
+				BIT(UVERBS_ATTR_CREATE_QP_FLAGS) |
+				BIT(UVERBS_ATTR_CREATE_QP_EVENT_FD) |
+				BIT(UVERBS_ATTR_CREATE_QP_RESP_CAP) |
+				BIT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM),
+			&at);
+	if (ret)
+		return ret;
+	handle = at.a[UVERBS_ATTR_CREATE_QP_HANDLE];
+	if (!handle || !at.a[UVERBS_ATTR_CREATE_QP_PD_HANDLE] ||
+	    !at.a[UVERBS_ATTR_CREATE_QP_USER_HANDLE] ||
+	    !at.a[UVERBS_ATTR_CREATE_QP_CAP] ||
+	    !at.a[UVERBS_ATTR_CREATE_QP_TYPE] ||
+	    !at.a[UVERBS_ATTR_CREATE_QP_RESP_CAP] ||
+	    !at.a[UVERBS_ATTR_CREATE_QP_RESP_QP_NUM] ||
+	    at.a[UVERBS_ATTR_CREATE_QP_CAP]->len != sizeof(cap))
+		return -EINVAL;
+	memcpy(&cap, in_ptr(at.a[UVERBS_ATTR_CREATE_QP_CAP]), sizeof(cap));
+	if (at.a[UVERBS_ATTR_CREATE_QP_FLAGS])
+		flags = in_val(at.a[UVERBS_ATTR_CREATE_QP_FLAGS]);
+	req.user_handle = in_val(at.a[UVERBS_ATTR_CREATE_QP_USER_HANDLE]);
+	req.pd_handle = at.a[UVERBS_ATTR_CREATE_QP_PD_HANDLE]->data;
+	/* the handlers look both CQ handles up; a missing one fails there */
+	req.send_cq_handle =
+		at.a[UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE] ?
+			at.a[UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE]->data :
+			UINT32_MAX;
+	req.recv_cq_handle =
+		at.a[UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE] ?
+			at.a[UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE]->data :
+			UINT32_MAX;
+	if (at.a[UVERBS_ATTR_CREATE_QP_SRQ_HANDLE]) {
+		req.is_srq = 1;
+		req.srq_handle = at.a[UVERBS_ATTR_CREATE_QP_SRQ_HANDLE]->data;
+	}
+	req.max_send_wr = cap.max_send_wr;
+	req.max_recv_wr = cap.max_recv_wr;
+	req.max_send_sge = cap.max_send_sge;
+	req.max_recv_sge = cap.max_recv_sge;
+	req.max_inline_data = cap.max_inline_data;
+	req.sq_sig_all = !!(flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL);
+	req.create_flags = flags & ~IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	req.qp_type = in_val(at.a[UVERBS_ATTR_CREATE_QP_TYPE]);
+	set_uhw(&c, &at);
+	ret = emu_cmd_create_qp(ctx, &c);
+	if (ret)
+		return ret;
+	uhw_done(&at);
+	handle->data = resp.base.qp_handle;
+	handle->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	cap.max_send_wr = resp.base.max_send_wr;
+	cap.max_recv_wr = resp.base.max_recv_wr;
+	cap.max_send_sge = resp.base.max_send_sge;
+	cap.max_recv_sge = resp.base.max_recv_sge;
+	cap.max_inline_data = resp.base.max_inline_data;
+	put_out(at.a[UVERBS_ATTR_CREATE_QP_RESP_CAP], &cap, sizeof(cap));
+	return put_out(at.a[UVERBS_ATTR_CREATE_QP_RESP_QP_NUM], &resp.base.qpn,
+		       sizeof(resp.base.qpn));
+}
+
+static int qp_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct attrs at;
+	struct emu_qp *qp;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_DESTROY_QP_HANDLE) |
+				BIT(UVERBS_ATTR_DESTROY_QP_RESP),
+			&at);
+	if (ret)
+		return ret;
+	if (!at.a[UVERBS_ATTR_DESTROY_QP_HANDLE] ||
+	    !at.a[UVERBS_ATTR_DESTROY_QP_RESP])
+		return -EINVAL;
+	qp = emu_uobj_get(ctx, at.a[UVERBS_ATTR_DESTROY_QP_HANDLE]->data,
+			  EMU_OBJ_QP);
+	if (!qp)
+		return -ENOENT;
+	ret = emu_qp_destroy(qp, &resp);
+	if (ret)
+		return ret;
+	return put_out(at.a[UVERBS_ATTR_DESTROY_QP_RESP], &resp, sizeof(resp));
+}
+
+/* -EPROTONOSUPPORT when the method does not exist (yet) */
+int emu_uverbs_native_method(struct emu_context *ctx,
+			     struct ib_uverbs_ioctl_hdr *hdr)
+{
+	uint32_t om = (uint32_t)hdr->object_id << 16 | hdr->method_id;
+	int (*fn)(struct emu_context * ctx, struct ib_uverbs_ioctl_hdr * hdr);
+	enum emu_obj_type destroy = 0;
+
+	switch (om) {
+	case UVERBS_OBJECT_DEVICE << 16 | UVERBS_METHOD_GET_CONTEXT:
+		return get_context(ctx, hdr);
+	case UVERBS_OBJECT_DEVICE << 16 | UVERBS_METHOD_QUERY_PORT:
+		fn = query_port;
+		break;
+	case UVERBS_OBJECT_ASYNC_EVENT << 16 | UVERBS_METHOD_ASYNC_EVENT_ALLOC:
+		fn = async_event_alloc;
+		break;
+	case UVERBS_OBJECT_PD << 16 | UVERBS_METHOD_PD_DESTROY:
+		fn = NULL;
+		destroy = EMU_OBJ_PD;
+		break;
+	case UVERBS_OBJECT_MR << 16 | UVERBS_METHOD_MR_DESTROY:
+		fn = NULL;
+		destroy = EMU_OBJ_MR;
+		break;
+	case UVERBS_OBJECT_CQ << 16 | UVERBS_METHOD_CQ_CREATE:
+		fn = cq_create;
+		break;
+	case UVERBS_OBJECT_CQ << 16 | UVERBS_METHOD_CQ_DESTROY:
+		fn = cq_destroy;
+		break;
+	case UVERBS_OBJECT_QP << 16 | UVERBS_METHOD_QP_CREATE:
+		fn = qp_create;
+		break;
+	case UVERBS_OBJECT_QP << 16 | UVERBS_METHOD_QP_DESTROY:
+		fn = qp_destroy;
+		break;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+	if (!ctx->ucontext)
+		return -EINVAL;
+	return fn ? fn(ctx, hdr) : destroy_simple(ctx, hdr, destroy);
+}
