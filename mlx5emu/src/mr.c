@@ -24,7 +24,7 @@ static int check_mapped(uint64_t start, uint64_t length)
 	size_t ps = sysconf(_SC_PAGESIZE);
 	uintptr_t a = start & ~(uint64_t)(ps - 1);
 	uintptr_t end = start + length;
-	unsigned char vec[256];
+	unsigned char vec[4096];
 
 	while (a < end) {
 		size_t n = (end - a + ps - 1) / ps;

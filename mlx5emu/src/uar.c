@@ -502,7 +502,13 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		return MAP_FAILED;
 	}
 	pthread_mutex_lock(&ctx->lock);
-	pg = mmap_target(ctx, len, off, &err);
+	/* rdma_user_mmap_io(): device memory is only ever shared */
+	if (!(flags & MAP_SHARED)) {
+		pg = NULL;
+		err = -EINVAL;
+	} else {
+		pg = mmap_target(ctx, len, off, &err);
+	}
 	if (pg) {
 		p = emu_libc.mmap(addr, len, prot, flags, ctx->fd,
 				  (off_t)pg->slot * ctx->slot_size);
