@@ -41,22 +41,24 @@ int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level)
 	struct ibv_cq_init_attr_ex cattr = {
 		.cqe = DEPTH,
 		.wc_flags = IBV_WC_STANDARD_FLAGS,
-		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
 	};
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 	memset(ep, 0, sizeof(*ep));
-	ep->td = td_alloc(ctx, level);
-	if (!ep->td)
-		return errno;
-
-	pattr.td = ep->td;
-	ep->parent = ibv_alloc_parent_domain(ctx, &pattr);
-	assert_non_null(ep->parent);
-	cattr.parent_domain = ep->parent;
+	if (level != TD_EP_NO_TD) {
+		ep->td = td_alloc(ctx, level);
+		if (!ep->td)
+			return errno;
+		pattr.td = ep->td;
+		ep->parent = ibv_alloc_parent_domain(ctx, &pattr);
+		assert_non_null(ep->parent);
+		/* the CQ is bound to the TD through the parent domain */
+		cattr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+		cattr.parent_domain = ep->parent;
+	}
 	ep->cq = ibv_cq_ex_to_cq(ibv_create_cq_ex(ctx, &cattr));
 	assert_non_null(ep->cq);
-	ep->qp = rc_loop_create_qp(ep->parent, ep->cq, DEPTH);
+	ep->qp = rc_loop_create_qp(ep->parent ?: pd, ep->cq, DEPTH);
 	assert_non_null(ep->qp);
 	ep->bf_reg = qp_bf_reg(ep->qp);
 
@@ -138,6 +140,8 @@ void td_ep_close(struct td_ep *ep)
 	assert_int_equal(ibv_destroy_cq(ep->target_cq), 0);
 	assert_int_equal(ibv_destroy_qp(ep->qp), 0);
 	assert_int_equal(ibv_destroy_cq(ep->cq), 0);
-	assert_int_equal(ibv_dealloc_pd(ep->parent), 0);
-	assert_int_equal(ibv_dealloc_td(ep->td), 0);
+	if (ep->td) {
+		assert_int_equal(ibv_dealloc_pd(ep->parent), 0);
+		assert_int_equal(ibv_dealloc_td(ep->td), 0);
+	}
 }

@@ -29,6 +29,9 @@ struct td_ep {
 /* level 0: no sharing attribute (the provider's or MLX5_UAR_SHARING's default) */
 struct ibv_td *td_alloc(struct ibv_context *ctx, uint32_t level);
 
+/* td_ep_open()'s level for an endpoint with no thread domain at all */
+#define TD_EP_NO_TD UINT32_MAX
+
 /* Returns 0, or the errno of ibv_alloc_td() with nothing left allocated. */
 int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level);
 
