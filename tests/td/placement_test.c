@@ -151,8 +151,13 @@ static void placement(void **state)
 		assert_int_equal(pages, 1);
 		break;
 	}
-	print_message("level %u: %u TDs on %u UARs in %u mappings\n", level,
-		      ntd, pages, distinct_mappings(st));
+	print_message("level %u: %u TDs on %u UARs in %u mappings, 200 RDMA writes per TD from %u threads at once\n",
+		      level, ntd, pages, distinct_mappings(st), ntd);
+	for (i = 0; i < ntd; i++)
+		print_message("  TD %2u: QP 0x%x rings HW UAR 0x%x, register at +0x%x\n",
+			      i, eps[i].qp->qp_num,
+			      emu_test_find_qp(st, eps[i].qp->qp_num)->uar,
+			      bf_slot(eps[i].bf_reg));
 
 	for (i = 0; i < ntd; i++)
 		td_ep_close(&eps[i]);
