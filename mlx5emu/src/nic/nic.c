@@ -10,7 +10,8 @@
  * wake us: the thread polls SND_DBR/ARM_DB, spins a little while there is
  * work and then sleeps with growing intervals (in poll() on the fabric's
  * sockets, so a peer's request still wakes it at once). MLX5EMU_NIC=spin
- * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep.
+ * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep;
+ * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
  *
  * UAR writes are used for attribution only: the first 8 bytes of every
  * bfreg half are swapped to zero, and a non-zero value is a ring whose
@@ -62,6 +63,9 @@ static struct {
 	unsigned int idle_max_us;
 	unsigned int kicks; /* control-path changes the thread should see */
 	unsigned int passes;
+	unsigned int budget; /* WQEs per QP per pass */
+	bool stat_dirty; /* ring counts changed since the stat file */
+	struct timespec stat_time;
 	struct emu_list qps, cqs;
 	struct nic_dev dev[EMU_MAX_DEVICES];
 	struct ring_rec rings[NIC_MAX_RINGS];
@@ -184,6 +188,7 @@ static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 	r->slot = s;
 	r->qpn = qpn;
 	r->count = 1;
+	nic.stat_dirty = true;
 }
 
 static void watch_rings(struct emu_nic_qp *q)
@@ -233,7 +238,7 @@ static unsigned int nic_pass(void)
 			container_of(pos, struct emu_nic_qp, node);
 
 		watch_rings(q);
-		work += nic_sq_process(&q->nq, NIC_BUDGET);
+		work += nic_sq_process(&q->nq, nic.budget);
 	}
 	/* an arm that comes after its CQE fires here */
 	emu_list_for_each_safe(pos, tmp, &nic.cqs)
@@ -247,6 +252,27 @@ static unsigned int nic_pass(void)
 	if (!work || !(++nic.passes & 15))
 		work += fabric_serve();
 	return work;
+}
+
+/*
+ * Rewrite the attribution file when ring counts changed, at most once a
+ * second. Called with nic.lock held; drops it, since the stat writer
+ * takes the stat lock and then ours.
+ */
+static void stat_refresh(void)
+{
+	struct timespec now;
+
+	if (!nic.stat_dirty)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == nic.stat_time.tv_sec)
+		return;
+	nic.stat_time = now;
+	nic.stat_dirty = false;
+	pthread_mutex_unlock(&nic.lock);
+	emu_stat_changed();
+	pthread_mutex_lock(&nic.lock);
 }
 
 static void nic_sleep(unsigned int us)
@@ -270,6 +296,8 @@ static void *nic_thread(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	pthread_mutex_lock(&nic.lock);
 	for (;;) {
+		if (!(nic.passes & 4095))
+			stat_refresh();
 		if (nic_pass() || kicks != nic.kicks) {
 			kicks = nic.kicks;
 			idle = 0;
@@ -288,6 +316,7 @@ static void *nic_thread(void *arg)
 			pthread_mutex_lock(&nic.lock);
 			continue;
 		}
+		stat_refresh();
 		nic_sleep(sleep_us);
 		if (sleep_us < nic.idle_max_us)
 			sleep_us *= 2;
@@ -300,6 +329,7 @@ static int nic_start(void)
 {
 	const char *mode = getenv("MLX5EMU_NIC");
 	const char *idle = getenv("MLX5EMU_NIC_IDLE_US");
+	const char *budget = getenv("MLX5EMU_NIC_BUDGET");
 	pthread_attr_t attr;
 	pthread_t t;
 	unsigned int i;
@@ -308,6 +338,10 @@ static int nic_start(void)
 	if (nic.started)
 		return 0;
 	nic.spin = mode && !strcmp(mode, "spin");
+	/* 1 makes QPs advance one WQE at a time, round robin: for tests */
+	nic.budget = budget ? strtoul(budget, NULL, 0) : NIC_BUDGET;
+	if (!nic.budget)
+		nic.budget = NIC_BUDGET;
 	nic.idle_max_us = idle ? strtoul(idle, NULL, 0) : 200;
 	if (!nic.idle_max_us)
 		nic.idle_max_us = 1;
