@@ -384,6 +384,13 @@ static void print_human(const char *line)
 		if (strcmp(e, "-1"))
 			printf(", bfreg %s", e);
 		printf("\n");
+	} else if (!strncmp(line, "ring ", 5)) {
+		/* doorbells the NIC saw: the real thread-to-uUAR mapping */
+		printf("    ring qp %-8s on page %s slot %s: %s doorbells\n",
+		       field(line, "qpn", a, sizeof(a)),
+		       field(line, "page_id", b, sizeof(b)),
+		       field(line, "slot", c, sizeof(c)),
+		       field(line, "count", d, sizeof(d)));
 	}
 }
 
