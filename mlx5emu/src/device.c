@@ -192,7 +192,7 @@ void emu_fill_query_device(struct emu_device *dev,
 	r->max_qp_rd_atom = 1U << m->log_max_ra_res_qp;
 	r->max_qp_init_rd_atom = 1U << m->log_max_ra_req_qp;
 	r->max_res_rd_atom = r->max_qp_rd_atom * r->max_qp;
-	/* atomic WQEs execute in the part-2 NIC; advertising keeps UCX's RC
+	/* the NIC does not execute atomics yet; advertising keeps UCX's RC
 	 * access flags (REMOTE_ATOMIC) acceptable */
 	r->atomic_cap = EMU_ATOMIC_HCA;
 	r->max_pkeys = 1;

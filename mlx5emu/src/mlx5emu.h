@@ -227,7 +227,7 @@ struct emu_qp {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
 		max_inline_data;
 
-	/* rings the NIC reads (part 2) */
+	/* rings the NIC reads */
 	uint64_t buf_addr, db_addr;
 	uint32_t sq_wqe_cnt, rq_wqe_cnt, rq_wqe_shift;
 	uint32_t uidx;
@@ -467,7 +467,7 @@ void emu_stat_exit(void);
 
 /*
  * nic_hooks.c: where the control path hands objects to the software NIC
- * (part 2). The defaults are weak no-ops so the control path stands alone;
+ * (src/nic/). The defaults are weak no-ops so the control path stands alone;
  * the NIC provides the real ones. Each returns with the NIC quiescent for
  * that object: no CQE for a QP after its destroy or modify to RESET.
  * Called with the context's lock held, never with dev->lock.

@@ -100,7 +100,7 @@ uint64_t emu_node_guid(unsigned int dev_index)
 	return 0x0002c90300e5a000ULL + ((uint64_t)dev_index << 4);
 }
 
-/* Unique per process only; the part-2 fabric hands out global LIDs. */
+/* Unique per process only: LIDs do not yet come from the fabric. */
 uint16_t emu_port_lid(unsigned int dev_index, unsigned int nports,
 		      unsigned int port)
 {

@@ -162,7 +162,7 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		       sizeof(*req) - offsetof(typeof(*req), user_handle));
 	}
 	if (r.qp_type != EMU_QPT_RC)
-		return -EOPNOTSUPP; /* UD, UC, XRC, raw: part 2 and later */
+		return -EOPNOTSUPP; /* UD, UC, XRC, raw: not yet */
 	if (r.is_srq)
 		return -EINVAL; /* no SRQ handle can exist */
 	if (r.max_send_wr > (1U << m->log_max_qp_sz) ||
