@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <infiniband/mlx5dv.h>
@@ -23,6 +22,7 @@
 #include "emu_test.h"
 #include "rc_loop.h"
 #include "td_ep.h"
+#include "td_stat.h"
 
 #define SLOTS 16
 
@@ -110,33 +110,6 @@ static unsigned int check_rules(const struct slot *slots)
 	return used;
 }
 
-/* 4 KB BlueFlame UARs the context holds, from its attribution file */
-static unsigned int held_uars(void)
-{
-	char path[512], line[1024], kind[16];
-	unsigned int nuars, destroyed, held = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", getenv("MLX5EMU_STAT_DIR"),
-		 getpid());
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		const char *k = strstr(line, " kind="), *n = strstr(line, " nuars="),
-			   *d = strstr(line, " destroyed=");
-
-		if (strncmp(line, "page ", 5) || !k || !n || !d)
-			continue;
-		sscanf(k + 6, "%15s", kind);
-		nuars = strtoul(n + 7, NULL, 0);
-		destroyed = strtoul(d + 11, NULL, 0);
-		if (!destroyed && (!strcmp(kind, "bf") || !strcmp(kind, "alloc_wc")))
-			held += nuars;
-	}
-	fclose(f);
-	return held;
-}
-
 static void churn(void **state)
 {
 	struct ibv_context *ctx = emu_test_open();
@@ -161,7 +134,7 @@ static void churn(void **state)
 		used = check_rules(slots);
 		if (used > peak)
 			peak = used;
-		held = held_uars();
+		held = td_stat_held_uars();
 		if (held > peak)
 			fail_msg("round %u: the context holds %u UARs, its TDs never used more than %u",
 				 r, held, peak);
@@ -169,7 +142,7 @@ static void churn(void **state)
 	for (i = 0; i < SLOTS; i++)
 		if (slots[i].level)
 			slot_empty(&slots[i]);
-	held = held_uars();
+	held = td_stat_held_uars();
 	assert_true(held <= peak);
 	print_message("%u rounds (%u/%u/%u TDs at levels 1/2/3): peak %u UARs in use, %u held at the end\n",
 		      rounds, count[1], count[2], count[3], peak, held);

@@ -14,16 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "emu_test.h"
 #include "td_ep.h"
+#include "td_stat.h"
 
 #define MAX_TD 64
 
 static unsigned int level, ntd = 16;
 static struct td_ep eps[MAX_TD];
+static unsigned int rung[MAX_TD]; /* registers the NIC saw each TD's QP ring */
 
 static void *drive(void *arg)
 {
@@ -110,6 +113,33 @@ static unsigned int distinct_mappings(const struct emu_test_stat *st)
 	return n;
 }
 
+/*
+ * The NIC's view: each TD's QP rang the HW UAR the kernel bound it to, on
+ * the register (or its other half) that libmlx5 reports as bf.reg. The ring
+ * records reach the attribution file within about a second.
+ */
+static void doorbells_agree(const struct emu_test_stat *st)
+{
+	unsigned int i, tries, slots, want;
+	uint32_t uar;
+
+	for (i = 0; i < ntd; i++) {
+		for (tries = 0; !td_stat_rings(eps[i].qp->qp_num, &uar, &slots);
+		     tries++) {
+			if (tries == 30)
+				fail_msg("no doorbell of TD %u's QP was seen", i);
+			usleep(100000);
+		}
+		assert_int_equal(uar, emu_test_find_qp(st, eps[i].qp->qp_num)->uar);
+		/* BlueFlame alternates between the two halves of a register */
+		want = 3u << ((bf_slot(eps[i].bf_reg) - 0x800) / 0x100);
+		if (slots & ~want)
+			fail_msg("TD %u rang slots %#x, bf.reg is +%#x", i, slots,
+				 bf_slot(eps[i].bf_reg));
+		rung[i] = slots;
+	}
+}
+
 static void placement(void **state)
 {
 	struct ibv_context *ctx = emu_test_open();
@@ -127,6 +157,7 @@ static void placement(void **state)
 	traffic_from_all_threads();
 	emu_test_read_stat(st);
 	views_agree(st);
+	doorbells_agree(st);
 
 	pages = distinct_pages();
 	switch (level) {
@@ -154,10 +185,12 @@ static void placement(void **state)
 	print_message("level %u: %u TDs on %u UARs in %u mappings, 200 RDMA writes per TD from %u threads at once\n",
 		      level, ntd, pages, distinct_mappings(st), ntd);
 	for (i = 0; i < ntd; i++)
-		print_message("  TD %2u: QP 0x%x rings HW UAR 0x%x, register at +0x%x\n",
+		print_message("  TD %2u: QP 0x%x on HW UAR 0x%x, bf.reg +0x%x, doorbells seen at +0x%x%s\n",
 			      i, eps[i].qp->qp_num,
 			      emu_test_find_qp(st, eps[i].qp->qp_num)->uar,
-			      bf_slot(eps[i].bf_reg));
+			      bf_slot(eps[i].bf_reg),
+			      0x800 + 0x100 * (__builtin_ffs(rung[i]) - 1),
+			      rung[i] & (rung[i] - 1) ? " and the other half" : "");
 
 	for (i = 0; i < ntd; i++)
 		td_ep_close(&eps[i]);
