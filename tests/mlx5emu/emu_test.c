@@ -94,6 +94,9 @@ void emu_test_read_stat(struct emu_test_stat *st)
 			qp->qpn = field(line, "qpn");
 			qp->page_id = field(line, "page_id");
 			qp->uar = field(line, "uar");
+			qp->bfreg = strstr(line, " bfreg=-1") ?
+					    -1 :
+					    (int)field(line, "bfreg");
 		}
 	}
 	assert_int_equal(pclose(f), 0);

@@ -26,6 +26,7 @@ struct emu_test_qp {
 	uint32_t qpn;
 	uint32_t page_id;
 	uint32_t uar;
+	int bfreg; /* static bfreg number, -1 when libmlx5 chose the UAR */
 };
 
 struct emu_test_stat {

@@ -54,6 +54,66 @@ static void static_pages(void **state)
 	unsetenv("MLX5_TOTAL_UUARS");
 }
 
+/*
+ * Static mode, QPs without TD: the kernel hands out the 4 dedicated
+ * high-class bfregs (12..15 of 16) first, then the least used medium ones
+ * (1..11), and libmlx5 rings at 0x800/0xA00 of the bfreg's page.
+ */
+static void static_bfregs(void **state)
+{
+	static const int want[] = { 12, 13, 14, 15, 1,	2,  3, 4, 5,
+				    6,	7,  8,	9,  10, 11, 1, 2 };
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	unsigned int n = sizeof(want) / sizeof(want[0]), i;
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	struct ibv_context *ctx;
+	struct ibv_qp *qp[17];
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+
+	(void)state;
+	assert_non_null(st);
+	if (!emu_test_static_mode()) {
+		free(st);
+		skip();
+	}
+	ctx = emu_test_open();
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	assert_non_null(pd);
+	assert_non_null(cq);
+	qa.send_cq = qa.recv_cq = cq;
+	for (i = 0; i < n; i++) {
+		qp[i] = ibv_create_qp(pd, &qa);
+		assert_non_null(qp[i]);
+	}
+	emu_test_read_stat(st);
+	for (i = 0; i < n; i++) {
+		const struct emu_test_qp *q =
+			emu_test_find_qp(st, qp[i]->qp_num);
+		struct mlx5dv_qp dvqp = {};
+		struct mlx5dv_obj obj = { .qp = { .in = qp[i], .out = &dvqp } };
+
+		assert_non_null(q);
+		assert_int_equal(q->bfreg, want[i]);
+		assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+		assert_int_equal((uintptr_t)dvqp.bf.reg & 0xfff,
+				 want[i] % 2 ? 0xa00 : 0x800);
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(ibv_destroy_qp(qp[i]), 0);
+	free(st);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
 struct td_set {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -246,6 +306,7 @@ int main(int argc, char **argv)
 	unsetenv("MLX5_UAR_SHARING");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(static_pages),
+		cmocka_unit_test(static_bfregs),
 		cmocka_unit_test(td_placement),
 		cmocka_unit_test(uar_limit),
 	};
