@@ -33,7 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mlx5emu run [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       mlx5emu stat [--dir=DIR] [--pid=PID] [--machine]\n"
+		"       mlx5emu stat [--dir=DIR] [--pid=PID] [--machine|--json]\n"
 		"\n"
 		"Runs COMMAND on an emulated mlx5 (ConnectX) device: the staged\n"
 		"libibverbs and libmlx5 find mlx5_0.. through a generated sysfs\n"
@@ -60,7 +60,8 @@ static void usage(FILE *f)
 		"stat options:\n"
 		"  --dir=DIR     attribution directory (default $MLX5EMU_STAT_DIR)\n"
 		"  --pid=PID     only that process\n"
-		"  --machine     print the raw key=value records\n",
+		"  --machine     print the raw key=value records\n"
+		"  --json        the same records as a JSON array\n",
 		EMU_MAX_DEVICES, EMU_MAX_PORTS);
 }
 
@@ -394,21 +395,52 @@ static void print_human(const char *line)
 	}
 }
 
+/* one record as a JSON object: numbers where the value is one */
+static void print_json(const char *line, bool *first)
+{
+	char buf[1024], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	buf[strcspn(buf, "\n")] = 0;
+	tok = strtok_r(buf, " ", &save);
+	if (!tok)
+		return;
+	printf("%s{\"record\":\"%s\"", *first ? "" : ",\n", tok);
+	*first = false;
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(tok, '='), *end;
+		unsigned long long v;
+
+		if (!eq)
+			continue;
+		*eq++ = 0;
+		v = strtoull(eq, &end, 0);
+		if (*eq && !*end && *eq != '-')
+			printf(",\"%s\":%llu", tok, v);
+		else if (!strcmp(eq, "-1"))
+			printf(",\"%s\":-1", tok);
+		else
+			printf(",\"%s\":\"%s\"", tok, eq);
+	}
+	printf("}");
+}
+
 static int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "machine", no_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *dir = getenv("MLX5EMU_STAT_DIR"), *pid = NULL;
 	struct dirent **names;
-	bool machine = false;
+	bool machine = false, json = false, first = true;
 	int c, n, i;
 
-	while ((c = getopt_long(argc, argv, "d:p:mh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:p:mjh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -418,6 +450,9 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'm':
 			machine = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -437,6 +472,8 @@ static int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "mlx5emu stat: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
+	if (json)
+		printf("[");
 	for (i = 0; i < n; i++) {
 		char path[PATH_MAX + 256], line[1024];
 		FILE *f;
@@ -452,7 +489,9 @@ static int cmd_stat(int argc, char **argv)
 			/* the writer rewrites in place: stop at its end */
 			if (!strncmp(line, "end ", 4))
 				break;
-			if (machine)
+			if (json)
+				print_json(line, &first);
+			else if (machine)
 				fputs(line, stdout);
 			else
 				print_human(line);
@@ -462,6 +501,8 @@ static int cmd_stat(int argc, char **argv)
 		free(names[i]);
 	}
 	free(names);
+	if (json)
+		printf("]\n");
 	return 0;
 }
 
