@@ -29,3 +29,17 @@ done
 echo
 echo "--- --trace: the commands libmlx5 sends to open the device (dynamic UARs)"
 "$emu" run --trace -- "$STAGE/bin/ibv_devinfo" 2>&1 >/dev/null | sed 's/^mlx5emu\[[0-9]*\]: /  /' | head -14
+
+echo
+echo "--- --transport=ioctl: the same open as a current kernel sees it"
+"$emu" run --transport=ioctl --trace -- "$STAGE/bin/ibv_devinfo" 2>&1 >/dev/null | sed 's/^mlx5emu\[[0-9]*\]: /  /' | head -8
+
+# The UAR test program asks for thread domains until the per-context
+# limit refuses a page; the kernel's answer is in the attribution file.
+uar_test=$BUILD/tests/mlx5emu/mlx5emu-uar-test
+if [ -x "$uar_test" ]; then
+	echo
+	echo "--- --uar-limit: the thread domain that needs one UAR too many"
+	"$emu" run --uar=static --uar-limit=10 -- "$uar_test" uar_limit 2>/dev/null | sed -n 's/^round 0: /  static, 8 static + 2 ALLOC_WC pages: /p'
+	"$emu" run --uar=dynamic --uar-limit=3 -- "$uar_test" uar_limit 2>/dev/null | sed -n 's/^round 0: /  dynamic, NC + 2 BF UAR objects: /p'
+fi
