@@ -71,6 +71,32 @@ static enum nic_ack t_xmit(struct nic_dev *dev, struct nic_qp *qp,
 	return NIC_NAK_NOQP;
 }
 
+/* a peer in "another process": requests queue up, answered later */
+static struct {
+	bool on;
+	unsigned int n;
+	uint32_t psn[64], epoch[64];
+	struct nic_pkt pkt[64];
+} remote;
+
+static enum nic_ack t_xmit_remote(struct nic_dev *dev, struct nic_qp *qp,
+				  const struct nic_pkt *pkt)
+{
+	if (!remote.on)
+		return t_xmit(dev, qp, pkt);
+	remote.psn[remote.n] = pkt->psn;
+	remote.epoch[remote.n] = pkt->epoch;
+	remote.pkt[remote.n++] = *pkt;
+	return NIC_PENDING;
+}
+
+static const struct nic_dev_ops t_ops_remote = {
+	.mr_lookup = t_mr_lookup,
+	.comp_event = t_comp_event,
+	.qp_event = t_qp_event,
+	.xmit = t_xmit_remote,
+};
+
 static const struct nic_dev_ops t_ops = {
 	.mr_lookup = t_mr_lookup,
 	.comp_event = t_comp_event,
@@ -280,6 +306,14 @@ static void arm(struct env *e, int c, bool solicited)
 		htobe32((solicited ? 1u << 24 : 0) | (e->cq_ci[c] & 0xffffff));
 }
 
+/* after an error: back to RTS, as a reconnect with fresh PSNs would */
+static void revive(struct env *e)
+{
+	e->qp[0].state = e->qp[1].state = NIC_QPS_RTS;
+	e->qp[1].resp_psn = e->qp[0].req_psn;
+	e->qp[0].resp_psn = e->qp[1].req_psn;
+}
+
 /* ---- tests ---- */
 
 static void test_inline_write(void **state)
@@ -363,7 +397,7 @@ static void test_sgl_write_wraps(void **state)
 		sge[i].len = 10 + i;
 		sge[i].lkey = src->lkey;
 	}
-	e->sq_pi[0] = e->qp[0].sq_ci = 7; /* last BB of the ring */
+	e->sq_pi[0] = e->qp[0].sq_ci = e->qp[0].sq_sent = 7; /* last BB */
 	struct post p = {
 		.opcode = MLX5_OPCODE_RDMA_WRITE,
 		.signaled = true,
@@ -394,7 +428,8 @@ static void test_inline_wraps(void **state)
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = 0xa0 ^ i;
-	e->sq_pi[0] = e->qp[0].sq_ci = 0x1237; /* 16-bit counters too */
+	/* 16-bit counters too */
+	e->sq_pi[0] = e->qp[0].sq_ci = e->qp[0].sq_sent = 0x1237;
 	struct post p = {
 		.opcode = MLX5_OPCODE_RDMA_WRITE,
 		.signaled = true,
@@ -531,7 +566,7 @@ static void test_remote_access_error(void **state)
 			       { ok->iova, ok->rkey ^ 1 },
 			       { otherpd->iova, otherpd->rkey } };
 	for (int i = 0; i < 3; i++) {
-		e->qp[0].state = e->qp[1].state = NIC_QPS_RTS;
+		revive(e);
 		w.raddr = bad[i][0];
 		w.rkey = bad[i][1];
 		post(e, 0, &w);
@@ -632,7 +667,7 @@ static void test_local_errors(void **state)
 
 	/* a SEND longer than the receive WQE: responder LOCAL_LENGTH,
 	 * requester remote invalid request */
-	e->qp[0].state = NIC_QPS_RTS;
+	revive(e);
 	s.lkey = src->lkey;
 	w.opcode = MLX5_OPCODE_SEND;
 	w.raddr = 0;
@@ -772,6 +807,69 @@ static void test_reset_and_states(void **state)
 	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
 }
 
+/* pipelined requests: nothing retires before its answer; an RNR answer
+ * sends the WQE again in a new epoch and stale answers are ignored */
+static void test_pipeline_rnr(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
+	uint64_t v = 9;
+	struct post w = {
+		.opcode = MLX5_OPCODE_RDMA_WRITE,
+		.raddr = dst->iova,
+		.rkey = dst->rkey,
+		.inl = &v,
+		.inl_len = 8,
+	};
+	struct mlx5_cqe64 *cqe;
+	unsigned int i;
+
+	e->dev.ops = &t_ops_remote;
+	memset(&remote, 0, sizeof(remote));
+	remote.on = true;
+	e->qp[0].req_psn = 100;
+	for (i = 0; i < 3; i++) {
+		w.signaled = i == 2;
+		post(e, 0, &w);
+	}
+	ring(e, 0);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 3); /* in flight */
+	assert_int_equal(remote.n, 3);
+	assert_int_equal(remote.psn[2], 102);
+	assert_null(poll(e, 0));
+	/* the first is RNR'd, the others were dropped by the responder */
+	nic_req_answer(&e->qp[0], remote.epoch[0], 100, NIC_NAK_RNR, NULL, 0);
+	nic_req_answer(&e->qp[0], remote.epoch[1], 101, NIC_NAK_SEQ, NULL, 0);
+	/* this pass goes back; the next one sends again (RNR timer) */
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 3);
+	assert_int_equal(remote.n, 6);
+	assert_int_equal(remote.psn[3], 100);
+	assert_true(remote.epoch[3] != remote.epoch[0]);
+	/* a stale answer from the old epoch changes nothing */
+	nic_req_answer(&e->qp[0], remote.epoch[2], 102, NIC_NAK_SEQ, NULL, 0);
+	for (i = 3; i < 6; i++)
+		nic_req_answer(&e->qp[0], remote.epoch[i], remote.psn[i],
+			       NIC_ACK, NULL, 0);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 3);
+	cqe = poll(e, 0);
+	assert_non_null(cqe);
+	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
+	assert_int_equal(be16toh(cqe->wqe_counter), 2);
+	assert_null(poll(e, 0));
+	/* the peer dies: what is in flight fails, the rest is flushed */
+	post(e, 0, &w);
+	post(e, 0, &w);
+	ring(e, 0);
+	nic_sq_process(&e->qp[0], 64);
+	nic_req_lost(&e->qp[0]);
+	nic_sq_process(&e->qp[0], 64);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR,
+		   MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, 3);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 4);
+	remote.on = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +894,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_arming, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_and_states, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pipeline_rnr, setup,
 						teardown),
 	};
 

@@ -9,10 +9,12 @@
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED).
  *
- * The requester waits for each answer, serving its peers' requests while
- * it waits, so two processes sending to each other cannot deadlock.
- * Messages are bounded by the socket buffers in flight only in that both
- * ends may block writing at once if both send more than a socket buffer.
+ * Requests are pipelined: the requester keeps a window of them in flight
+ * (nic.h: NIC_WINDOW, NIC_WINDOW_BYTES, below the socket buffers) and the
+ * answers, in order on the same connection, are picked up by
+ * fabric_serve() like the peers' requests. A single message larger than a
+ * socket buffer sent by both ends at once can still stall both writers
+ * until FAB_WAIT_MS.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +36,8 @@
 struct fab_req {
 	uint32_t type;
 	uint32_t len;
+	uint32_t psn;
+	uint32_t epoch;
 	uint32_t dest_qpn;
 	uint32_t src_qpn;
 	uint16_t dlid;
@@ -50,7 +54,11 @@ struct fab_resp {
 	uint32_t type;
 	uint32_t ack;
 	uint32_t len;
-	uint32_t pad;
+	uint32_t psn;
+	uint32_t epoch;
+	uint32_t req_qpn; /* whose request this answers */
+	uint16_t req_lid;
+	uint16_t pad;
 };
 
 static struct {
@@ -180,6 +188,7 @@ static int serve_one(int fd)
 {
 	struct fab_resp resp = { .type = FAB_RESP };
 	struct fab_req req;
+
 	struct nic_iov src, dst;
 	struct nic_pkt pkt = {};
 	const struct nic_opcode *op;
@@ -194,6 +203,8 @@ static int serve_one(int fd)
 		    full_io(fd, fab.buf, req.len, false))
 			return -1;
 	}
+	pkt.psn = req.psn;
+	pkt.epoch = req.epoch;
 	pkt.opcode = req.opcode;
 	pkt.se = req.se;
 	pkt.src_qpn = req.src_qpn;
@@ -215,6 +226,10 @@ static int serve_one(int fd)
 		pkt.ndst = 1;
 	}
 
+	resp.psn = req.psn;
+	resp.epoch = req.epoch;
+	resp.req_qpn = req.src_qpn;
+	resp.req_lid = req.slid;
 	qp = emu_nic_find_qp(req.dlid, req.dest_qpn);
 	/* RC: only the connected peer may talk to a QP */
 	if (!qp || qp->dest_qpn != req.src_qpn)
@@ -229,29 +244,68 @@ static int serve_one(int fd)
 	return 0;
 }
 
+static int fds_and_slots(struct pollfd *fds, int *slots, int max);
+
+static void peer_drop(int slot)
+{
+	close(fab.out[slot]);
+	fab.out[slot] = -1;
+	/* the kernel would time out: everything in flight fails */
+	emu_nic_peer_lost(slot);
+}
+
+/* One answer to a request of ours; -1 if the connection is broken. */
+static int answer_one(int fd)
+{
+	struct fab_resp resp;
+	struct nic_qp *qp;
+
+	if (full_io(fd, &resp, sizeof(resp), false) || resp.type != FAB_RESP ||
+	    resp.len > (1u << 31))
+		return -1;
+	if (resp.len && (!grow(&fab.rbuf, &fab.rbuf_len, resp.len) ||
+			 full_io(fd, fab.rbuf, resp.len, false)))
+		return -1;
+	qp = emu_nic_find_qp(resp.req_lid, resp.req_qpn);
+	if (qp)
+		nic_req_answer(qp, resp.epoch, resp.psn, resp.ack, fab.rbuf,
+			       resp.len);
+	return 0;
+}
+
 unsigned int fabric_serve(void)
 {
-	struct pollfd fds[FABRIC_MAX_SLOTS + 1];
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	int slots[2 * FABRIC_MAX_SLOTS + 1];
 	unsigned int served = 0;
-	int i, n, fd;
+	int i, n, fd, nin;
 
 	if (fab.listen_fd < 0)
 		return 0;
-	/* one syscall tells whether anyone connected or sent anything */
-	n = fabric_fds(fds, FABRIC_MAX_SLOTS + 1);
+	/* one syscall tells whether anyone connected, asked or answered */
+	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
 	if (poll(fds, n, 0) <= 0)
 		return 0;
-	if (fds[0].revents)
-		while ((fd = accept4(fab.listen_fd, NULL, NULL,
-				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
-				close(fd);
-				continue;
+	nin = fab.nin;
+	/* answers first: they free our window */
+	for (i = 1 + nin; i < n; i++) {
+		struct pollfd pfd = fds[i];
+
+		if (!pfd.revents)
+			continue;
+		do {
+			if (((pfd.revents & (POLLHUP | POLLERR)) &&
+			     !(pfd.revents & POLLIN)) ||
+			    answer_one(pfd.fd)) {
+				peer_drop(slots[i]);
+				break;
 			}
-			fab.in[fab.nin++] = fd;
-		}
-	/* fds[i + 1] was in[i]; accepted ones come next round */
-	for (i = n - 2; i >= 0; i--) {
+			served++;
+			pfd.revents = 0;
+		} while (poll(&pfd, 1, 0) > 0);
+	}
+	/* fds[i + 1] is in[i]; accepted ones come next round */
+	for (i = nin - 1; i >= 0; i--) {
 		struct pollfd pfd = fds[i + 1];
 
 		if (!pfd.revents)
@@ -267,22 +321,50 @@ unsigned int fabric_serve(void)
 			pfd.revents = 0;
 		} while (poll(&pfd, 1, 0) > 0);
 	}
+	if (fds[0].revents)
+		while ((fd = accept4(fab.listen_fd, NULL, NULL,
+				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
+				close(fd);
+				continue;
+			}
+			fab.in[fab.nin++] = fd;
+		}
 	return served;
 }
 
-int fabric_fds(struct pollfd *fds, int max)
+/* listen fd, then the connections peers opened, then ours */
+static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 {
 	int n = 0, i;
 
 	if (fab.listen_fd < 0 || max < 1)
 		return 0;
 	fds[n].fd = fab.listen_fd;
-	fds[n++].events = POLLIN;
+	fds[n].events = POLLIN;
+	slots[n++] = -1;
 	for (i = 0; i < fab.nin && n < max; i++) {
 		fds[n].fd = fab.in[i];
-		fds[n++].events = POLLIN;
+		fds[n].events = POLLIN;
+		slots[n++] = -1;
+	}
+	for (i = 0; i < FABRIC_MAX_SLOTS && n < max; i++) {
+		if (fab.out[i] < 0)
+			continue;
+		fds[n].fd = fab.out[i];
+		fds[n].events = POLLIN;
+		slots[n++] = i;
 	}
 	return n;
+}
+
+int fabric_fds(struct pollfd *fds, int max)
+{
+	int slots[2 * FABRIC_MAX_SLOTS + 1];
+
+	if (max > 2 * FABRIC_MAX_SLOTS + 1)
+		max = 2 * FABRIC_MAX_SLOTS + 1;
+	return fds_and_slots(fds, slots, max);
 }
 
 static int peer_conn(int slot)
@@ -305,30 +387,6 @@ static int peer_conn(int slot)
 	return fd;
 }
 
-static void peer_drop(int slot)
-{
-	close(fab.out[slot]);
-	fab.out[slot] = -1;
-}
-
-/* Wait for the answer on fd, serving whoever asks us meanwhile. */
-static int wait_resp(int fd, struct fab_resp *resp)
-{
-	for (;;) {
-		struct pollfd fds[FABRIC_MAX_SLOTS + 3];
-		int n;
-
-		fds[0].fd = fd;
-		fds[0].events = POLLIN;
-		n = 1 + fabric_fds(fds + 1, FABRIC_MAX_SLOTS + 2);
-		if (poll(fds, n, FAB_WAIT_MS) <= 0)
-			return -1;
-		if (fds[0].revents)
-			return full_io(fd, resp, sizeof(*resp), false);
-		fabric_serve();
-	}
-}
-
 static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 				const struct nic_pkt *pkt)
 {
@@ -336,6 +394,8 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 	struct fab_req req = {
 		.type = FAB_REQ,
 		.len = pkt->len,
+		.psn = pkt->psn,
+		.epoch = pkt->epoch,
 		.dest_qpn = qp->dest_qpn,
 		.src_qpn = pkt->src_qpn,
 		.dlid = qp->dlid,
@@ -346,7 +406,6 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		.rkey = pkt->rkey,
 		.imm = pkt->imm,
 	};
-	struct fab_resp resp;
 	int fd = peer_conn(slot);
 	uint32_t i;
 
@@ -359,20 +418,8 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 			if (pkt->src[i].len && full_io(fd, pkt->src[i].base,
 						       pkt->src[i].len, true))
 				goto dead;
-	if (wait_resp(fd, &resp) || resp.type != FAB_RESP)
-		goto dead;
-	if (resp.len) {
-		struct nic_iov tmp;
-
-		if (resp.len != pkt->len ||
-		    !grow(&fab.rbuf, &fab.rbuf_len, resp.len) ||
-		    full_io(fd, fab.rbuf, resp.len, false))
-			goto dead;
-		tmp.base = fab.rbuf;
-		tmp.len = resp.len;
-		nic_iov_copy(pkt->dst, pkt->ndst, &tmp, 1, resp.len);
-	}
-	return resp.ack;
+	/* the answer arrives through fabric_serve() */
+	return NIC_PENDING;
 dead:
 	peer_drop(slot);
 	return NIC_NAK_NOQP;

@@ -161,6 +161,21 @@ struct nic_qp *emu_nic_find_qp(uint16_t dlid, uint32_t qpn)
 	return NULL;
 }
 
+/* every QP talking to the process in that fabric slot loses its answers */
+void emu_nic_peer_lost(uint32_t slot)
+{
+	struct emu_list *pos, *tmp;
+
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		if ((q->nq.dest_qpn >> 16) == slot + 1)
+			nic_req_lost(&q->nq);
+	}
+}
+
 /* ---- doorbell attribution ---- */
 
 static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
@@ -277,8 +292,8 @@ static void stat_refresh(void)
 
 static void nic_sleep(unsigned int us)
 {
-	struct pollfd fds[FABRIC_MAX_SLOTS + 2];
-	int n = fabric_fds(fds, FABRIC_MAX_SLOTS + 2);
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1);
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	pthread_mutex_unlock(&nic.lock);
@@ -479,6 +494,13 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 	nq->dlid = qp->ah.dlid;
 	nq->dest_qpn = qp->dest_qp_num;
 	fabric_forget();
+	/* the PSNs the application exchanged start the RC transport */
+	if (qp->state == EMU_QPS_RTR && nq->state < NIC_QPS_RTR)
+		nq->resp_psn = qp->rq_psn & NIC_PSN_MASK;
+	if (qp->state == EMU_QPS_RTS && nq->state < NIC_QPS_RTS) {
+		nq->req_psn = qp->sq_psn & NIC_PSN_MASK;
+		nq->sq_sent = nq->sq_ci;
+	}
 	switch (qp->state) {
 	case EMU_QPS_RESET:
 		nic_qp_reset(nq);

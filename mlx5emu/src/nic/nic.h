@@ -30,6 +30,9 @@
 #define NIC_MAX_SGE NIC_MAX_DS
 #define NIC_MAX_INLINE (NIC_MAX_DS * 16)
 #define NIC_INVALID_LKEY 0x100
+#define NIC_WINDOW 64 /* WQEs a requester keeps in flight */
+#define NIC_WINDOW_BYTES (64 * 1024) /* and bytes, below socket buffers */
+#define NIC_PSN_MASK 0xffffff
 
 /* access flags, numerically those of enum ibv_access_flags */
 enum {
@@ -82,9 +85,14 @@ enum nic_ack {
 	NIC_NAK_OP, /* remote operational error */
 	NIC_NAK_NOQP, /* nobody answers: transport retries exhausted */
 	NIC_STALL, /* responder's CQ is full: retry later */
+	NIC_NAK_SEQ, /* PSN out of sequence: dropped, not executed */
+	NIC_PENDING, /* sent to another process: the answer comes later */
+	NIC_LOCAL_ERR, /* failed before it left (requester's own checks) */
 };
 
 struct nic_pkt {
+	uint32_t psn;
+	uint32_t epoch; /* requester's retransmission round */
 	uint8_t opcode; /* MLX5_OPCODE_* */
 	bool se;
 	uint32_t src_qpn;
@@ -155,8 +163,25 @@ struct nic_qp {
 	uint32_t rq_shift; /* log2 of the receive WQE stride */
 	uint32_t *dbrec; /* [0] RCV_DBR, [1] SND_DBR, big endian */
 
-	uint16_t sq_ci; /* counter of the next send WQE to execute */
+	uint16_t sq_ci; /* counter of the next send WQE to retire */
+	uint16_t sq_sent; /* counter of the next send WQE to transmit */
 	uint16_t rq_ci; /* counter of the next receive WQE to consume */
+
+	/* RC transport: sent but unanswered WQEs, oldest first */
+	uint32_t req_psn, resp_psn; /* next PSN to send / to accept */
+	uint32_t epoch; /* bumped on every go-back: stale answers drop */
+	uint32_t fl_head, fl_tail;
+	uint32_t fl_bytes;
+	struct nic_flight {
+		uint16_t idx;
+		uint8_t nbb;
+		uint8_t opcode;
+		uint8_t ack; /* enum nic_ack, NIC_PENDING until answered */
+		uint8_t syndrome; /* NIC_LOCAL_ERR */
+		bool signaled;
+		uint32_t psn;
+		uint32_t len;
+	} fl[NIC_WINDOW];
 
 	struct nic_cq *scq, *rcq;
 
@@ -248,6 +273,12 @@ void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
 
 /* Execute up to budget posted WQEs; returns how many were retired. */
 unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget);
+/* The answer to a request that went to another process (NIC_PENDING);
+ * data is what a READ returned. */
+void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
+		    enum nic_ack ack, const uint8_t *data, uint32_t len);
+/* The peer process is gone: nothing in flight will be answered. */
+void nic_req_lost(struct nic_qp *qp);
 /* Move to ERR (e.g. modify_qp) and flush what is posted. */
 void nic_qp_error(struct nic_qp *qp);
 unsigned int nic_qp_flush(struct nic_qp *qp);

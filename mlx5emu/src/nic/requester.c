@@ -57,14 +57,18 @@ static int req_map(struct nic_qp *qp, const struct nic_wqe *w,
 }
 
 /*
- * Execute one parsed WQE. Returns 0 when done, an MLX5 syndrome when it
- * failed, or -1 when it must be retried later (RNR, responder's CQ full).
+ * Send one parsed WQE to the responder. Returns its answer: NIC_ACK,
+ * a NAK, NIC_PENDING when it went to another process, or NIC_LOCAL_ERR
+ * with *syndrome when the requester's own checks failed.
  */
-static int req_execute(struct nic_qp *qp, struct nic_wqe *w)
+static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
+				uint8_t *syndrome)
 {
 	const struct nic_opcode *op = w->op;
 	struct nic_iov iov[NIC_MAX_SGE], inl;
 	struct nic_pkt pkt = {
+		.psn = qp->req_psn,
+		.epoch = qp->epoch,
 		.opcode = w->opcode,
 		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
 		.src_qpn = qp->qpn,
@@ -74,11 +78,10 @@ static int req_execute(struct nic_qp *qp, struct nic_wqe *w)
 		.imm = w->imm,
 		.len = w->len,
 	};
-	enum nic_ack ack;
 	int err;
 
 	if (!(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)))
-		return 0; /* NOP */
+		return NIC_ACK; /* NOP */
 
 	if (w->inl) {
 		inl.base = w->inl_data;
@@ -90,8 +93,10 @@ static int req_execute(struct nic_qp *qp, struct nic_wqe *w)
 			      (op->flags & NIC_OPF_READ) ?
 				      NIC_ACCESS_LOCAL_WRITE :
 				      0);
-		if (err)
-			return err;
+		if (err) {
+			*syndrome = err;
+			return NIC_LOCAL_ERR;
+		}
 		if (op->flags & NIC_OPF_READ) {
 			pkt.dst = iov;
 			pkt.ndst = w->nsge;
@@ -100,24 +105,127 @@ static int req_execute(struct nic_qp *qp, struct nic_wqe *w)
 			pkt.nsrc = w->nsge;
 		}
 	}
+	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
+	return qp->dev->ops->xmit(qp->dev, qp, &pkt);
+}
 
-	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
-	if (ack == NIC_ACK)
-		return 0;
-	if (ack == NIC_NAK_RNR || ack == NIC_STALL) {
-		/* rnr_retry 7 is "forever": hold until the peer posts */
-		qp->rnr_waits++;
-		return -1;
+static bool window_full(const struct nic_qp *qp, uint32_t len)
+{
+	uint32_t n = qp->fl_tail - qp->fl_head;
+
+	return n == NIC_WINDOW || (n && qp->fl_bytes + len > NIC_WINDOW_BYTES);
+}
+
+/* Transmit posted WQEs; returns how many are left waiting for answers. */
+static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
+				 unsigned int budget)
+{
+	unsigned int sent = 0, pending = 0;
+	struct nic_wqe w;
+
+	while (qp->sq_sent != pi && sent < budget) {
+		uint16_t avail = pi - qp->sq_sent;
+		struct nic_flight *f;
+		uint32_t psn = qp->req_psn;
+		uint8_t syndrome = 0;
+		enum nic_ack ack;
+		int err;
+
+		err = nic_wqe_parse(qp, qp->sq_sent, &w);
+		/* a WQE may not claim BBs that were never posted */
+		if (!err && w.nbb > avail)
+			err = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		if (!err && window_full(qp, w.len))
+			break;
+		if (err) {
+			ack = NIC_LOCAL_ERR;
+			syndrome = err;
+		} else {
+			ack = req_execute(qp, &w, &syndrome);
+		}
+		f = &qp->fl[qp->fl_tail++ % NIC_WINDOW];
+		f->idx = qp->sq_sent;
+		f->nbb = w.nbb < avail ? w.nbb : avail;
+		f->opcode = w.opcode;
+		f->ack = ack;
+		f->syndrome = syndrome;
+		f->signaled = !err && nic_wqe_signaled(qp, &w);
+		f->psn = psn;
+		f->len = w.len;
+		qp->fl_bytes += w.len;
+		qp->sq_sent += f->nbb;
+		sent++;
+		if (ack == NIC_PENDING)
+			pending++;
+		else if (ack != NIC_ACK)
+			break; /* nothing after a NAK goes out */
 	}
-	return ack_syndrome(ack);
+	return pending;
+}
+
+/* Retire answered WQEs in order; returns how many. */
+static unsigned int req_complete(struct nic_qp *qp)
+{
+	unsigned int done = 0;
+
+	while (qp->fl_head != qp->fl_tail) {
+		struct nic_flight *f = &qp->fl[qp->fl_head % NIC_WINDOW];
+		uint8_t err = 0;
+
+		if (f->ack == NIC_PENDING)
+			break;
+		if (f->ack == NIC_NAK_RNR || f->ack == NIC_STALL) {
+			/*
+			 * rnr_retry 7 is "forever": go back to this WQE and
+			 * send it again later; the responder dropped all that
+			 * followed, and their answers belong to the old epoch.
+			 */
+			qp->rnr_waits++;
+			qp->sq_sent = f->idx;
+			qp->req_psn = f->psn;
+			qp->fl_tail = qp->fl_head;
+			qp->fl_bytes = 0;
+			qp->epoch++;
+			break;
+		}
+		if (f->ack == NIC_LOCAL_ERR)
+			err = f->syndrome;
+		else if (f->ack != NIC_ACK)
+			err = ack_syndrome(f->ack);
+		/* the CQE must fit before the WQE may retire */
+		if ((err || f->signaled) && !nic_cq_has_room(qp->scq, 1))
+			break;
+		if (err) {
+			/* the failing WQE completes even when unsignaled */
+			req_cqe(qp, f->idx, f->opcode, err, 0);
+			qp->sq_ci += f->nbb;
+			qp->fl_head = qp->fl_tail;
+			qp->fl_bytes = 0;
+			nic_cq_poll_arm(qp->dev, qp->scq);
+			nic_qp_error(qp);
+			return done + 1;
+		}
+		if (f->signaled)
+			req_cqe(qp, f->idx, f->opcode, 0,
+				nic_opcode(f->opcode)->flags & NIC_OPF_READ ?
+					f->len :
+					0);
+		qp->sq_ci += f->nbb;
+		qp->fl_head++;
+		qp->fl_bytes -= f->len;
+		qp->wqes++;
+		qp->bytes += f->len;
+		done++;
+	}
+	if (done)
+		nic_cq_poll_arm(qp->dev, qp->scq);
+	return done;
 }
 
 unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 {
-	unsigned int done = 0;
-	struct nic_wqe w;
+	unsigned int pending;
 	uint16_t pi;
-	int err;
 
 	if (qp->state == NIC_QPS_ERR)
 		return nic_qp_flush(qp);
@@ -125,42 +233,53 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 		return 0;
 
 	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
-	while (qp->sq_ci != pi && done < budget) {
-		err = nic_wqe_parse(qp, qp->sq_ci, &w);
-		/* a WQE may not claim BBs that were never posted */
-		if (!err && w.nbb > (uint16_t)(pi - qp->sq_ci))
-			err = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-		/* make sure the CQE can be written before acting */
-		if ((err || nic_wqe_signaled(qp, &w)) &&
-		    !nic_cq_has_room(qp->scq, 1))
-			break;
-		if (!err) {
-			err = req_execute(qp, &w);
-			if (err < 0)
-				break;
-		}
+	pending = req_transmit(qp, pi, budget);
+	return pending + req_complete(qp);
+}
+
+void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
+		    enum nic_ack ack, const uint8_t *data, uint32_t len)
+{
+	uint32_t i;
+
+	if (epoch != qp->epoch || qp->state != NIC_QPS_RTS)
+		return; /* an answer to something we sent again since */
+	for (i = qp->fl_head; i != qp->fl_tail; i++) {
+		struct nic_flight *f = &qp->fl[i % NIC_WINDOW];
+		struct nic_iov iov[NIC_MAX_SGE], src;
+		struct nic_wqe w;
+		int err;
+
+		if (f->psn != psn || f->ack != NIC_PENDING)
+			continue;
+		f->ack = ack;
+		if (ack != NIC_ACK || !len)
+			return;
+		/* READ data goes where the WQE, still in the SQ, says */
+		err = nic_wqe_parse(qp, f->idx, &w);
+		if (!err && len != w.len)
+			err = MLX5_CQE_SYNDROME_BAD_RESP_ERR;
+		if (!err)
+			err = req_map(qp, &w, iov, NIC_ACCESS_LOCAL_WRITE);
 		if (err) {
-			/* the counter the CQE carries must be ours, not the WQE's */
-			req_cqe(qp, qp->sq_ci, w.opcode, err, 0);
-			qp->sq_ci += w.nbb < (uint16_t)(pi - qp->sq_ci) ?
-					     w.nbb :
-					     (uint16_t)(pi - qp->sq_ci);
-			done++;
-			nic_cq_poll_arm(qp->dev, qp->scq);
-			nic_qp_error(qp);
-			return done;
+			f->ack = NIC_LOCAL_ERR;
+			f->syndrome = err;
+			return;
 		}
-		if (nic_wqe_signaled(qp, &w))
-			req_cqe(qp, w.idx, w.opcode, 0,
-				(w.op->flags & NIC_OPF_READ) ? w.len : 0);
-		qp->sq_ci += w.nbb;
-		qp->wqes++;
-		qp->bytes += w.len;
-		done++;
+		src.base = (uint8_t *)data;
+		src.len = len;
+		nic_iov_copy(iov, w.nsge, &src, 1, len);
+		return;
 	}
-	if (done)
-		nic_cq_poll_arm(qp->dev, qp->scq);
-	return done;
+}
+
+void nic_req_lost(struct nic_qp *qp)
+{
+	uint32_t i;
+
+	for (i = qp->fl_head; i != qp->fl_tail; i++)
+		if (qp->fl[i % NIC_WINDOW].ack == NIC_PENDING)
+			qp->fl[i % NIC_WINDOW].ack = NIC_NAK_NOQP;
 }
 
 void nic_qp_error(struct nic_qp *qp)
@@ -175,6 +294,11 @@ unsigned int nic_qp_flush(struct nic_qp *qp)
 {
 	unsigned int done = 0;
 	uint16_t pi;
+
+	/* whatever was in flight is flushed from sq_ci on */
+	qp->fl_head = qp->fl_tail;
+	qp->fl_bytes = 0;
+	qp->epoch++;
 
 	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
 	while (qp->sq_ci != pi) {
@@ -206,6 +330,7 @@ unsigned int nic_qp_flush(struct nic_qp *qp)
 		if (done)
 			nic_cq_poll_arm(qp->dev, qp->rcq);
 	}
+	qp->sq_sent = qp->sq_ci;
 	if (done)
 		nic_cq_poll_arm(qp->dev, qp->scq);
 	return done;
@@ -215,5 +340,9 @@ void nic_qp_reset(struct nic_qp *qp)
 {
 	qp->state = NIC_QPS_RESET;
 	qp->sq_ci = 0;
+	qp->sq_sent = 0;
 	qp->rq_ci = 0;
+	qp->fl_head = qp->fl_tail = 0;
+	qp->fl_bytes = 0;
+	qp->epoch++;
 }

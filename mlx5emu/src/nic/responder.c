@@ -93,6 +93,9 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 
 	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
 		return NIC_NAK_NOQP; /* dropped: the requester times out */
+	/* after an RNR NAK everything up to its retransmission is dropped */
+	if (pkt->psn != qp->resp_psn)
+		return NIC_NAK_SEQ;
 	if (!op || !(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ))) {
 		resp_fail(qp, 0, NIC_EVENT_QP_REQ_ERR);
 		return NIC_NAK_INVAL;
@@ -148,5 +151,6 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 		nic_cq_poll_arm(qp->dev, qp->rcq);
 	}
 	qp->bytes += pkt->len;
+	qp->resp_psn = (qp->resp_psn + 1) & NIC_PSN_MASK;
 	return NIC_ACK;
 }
