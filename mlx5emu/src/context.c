@@ -43,6 +43,7 @@ struct emu_context *emu_context_open(unsigned int index, int flags)
 	}
 	ctx->dev = dev;
 	ctx->fd = fd;
+	ctx->pid = getpid();
 	ctx->id = __atomic_add_fetch(&next_ctx_id, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&ctx->lock, NULL);
 	emu_list_init(&ctx->uar_pages);

@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
@@ -61,9 +62,29 @@ void emu_libc_init(void)
 	__atomic_store_n(&real_socket, next("socket"), __ATOMIC_RELEASE);
 }
 
+static void forked(void)
+{
+	emu_uar_forked();
+	emu_stat_forked();
+}
+
 __attribute__((constructor)) static void emu_ctor(void)
 {
 	emu_libc_init();
+	pthread_atfork(NULL, NULL, forked);
+}
+
+/*
+ * A fork() child shares the parent's uverbs files but not our memory: it
+ * may close them (that only drops its reference, as in the kernel), but
+ * commands on them are refused instead of acting on a stale copy.
+ */
+static struct emu_context *own_ctx(int fd, bool *inherited)
+{
+	struct emu_context *ctx = emu_fd_get(fd, EMU_FD_CMD);
+
+	*inherited = ctx && ctx->pid != getpid();
+	return ctx;
 }
 
 __attribute__((destructor)) static void emu_dtor(void)
@@ -384,7 +405,8 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 
 int ioctl(int fd, unsigned long req, ...)
 {
-	struct emu_context *ctx = emu_fd_get(fd, EMU_FD_CMD);
+	bool inherited;
+	struct emu_context *ctx = own_ctx(fd, &inherited);
 	va_list ap;
 	void *arg;
 
@@ -392,6 +414,10 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	emu_libc_init();
+	if (inherited) {
+		errno = EIO;
+		return -1;
+	}
 	if (ctx)
 		return emu_uverbs_ioctl(ctx, req, arg);
 	if (emu_fd_get(fd, EMU_FD_EVENT)) {
@@ -403,9 +429,14 @@ int ioctl(int fd, unsigned long req, ...)
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	struct emu_context *ctx = emu_fd_get(fd, EMU_FD_CMD);
+	bool inherited;
+	struct emu_context *ctx = own_ctx(fd, &inherited);
 
 	emu_libc_init();
+	if (inherited) {
+		errno = EIO;
+		return -1;
+	}
 	if (ctx)
 		return emu_uverbs_write(ctx, buf, count);
 	if (emu_fd_get(fd, EMU_FD_EVENT)) {
@@ -432,10 +463,15 @@ ssize_t read(int fd, void *buf, size_t count)
 
 int close(int fd)
 {
-	struct emu_context *ctx = emu_fd_get(fd, EMU_FD_CMD);
+	bool inherited;
+	struct emu_context *ctx = own_ctx(fd, &inherited);
 	struct emu_event_file *ev;
 
 	emu_libc_init();
+	if (inherited) {
+		emu_fd_clear(fd);
+		return emu_libc.close(fd);
+	}
 	if (ctx) {
 		emu_context_close(ctx);
 		return 0;
@@ -451,9 +487,14 @@ int close(int fd)
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct emu_context *ctx = emu_fd_get(fd, EMU_FD_CMD);
+	bool inherited;
+	struct emu_context *ctx = own_ctx(fd, &inherited);
 
 	emu_libc_init();
+	if (inherited) {
+		errno = EIO;
+		return MAP_FAILED;
+	}
 	if (ctx)
 		return emu_uar_mmap(ctx, addr, len, prot, flags, off);
 	if (emu_fd_get(fd, EMU_FD_EVENT)) {

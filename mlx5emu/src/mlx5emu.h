@@ -291,6 +291,7 @@ extern struct emu_device emu_devices[EMU_MAX_DEVICES];
 struct emu_context {
 	struct emu_device *dev;
 	int fd; /* memfd: the app's cmd_fd and the UAR backing store */
+	pid_t pid; /* the process that opened it; children only inherit the fd */
 	uint32_t id; /* process-wide, for attribution */
 	struct emu_list node; /* dev->contexts */
 	pthread_mutex_t lock; /* serialises the file's commands */
@@ -430,6 +431,7 @@ int emu_uar_context_init(struct emu_context *ctx,
 			 struct mlx5_ib_alloc_ucontext_resp *resp);
 void emu_uar_context_fini(struct emu_context *ctx);
 void emu_uar_forget_maps(struct emu_context *ctx);
+void emu_uar_forked(void);
 int emu_uar_obj_alloc(struct emu_context *ctx, uint32_t type,
 		      struct emu_uar_page **out);
 int emu_uar_obj_destroy(struct emu_uar_page *pg);
@@ -464,6 +466,7 @@ void emu_stat_add_qp(struct emu_qp *qp);
 void emu_stat_del_qp(struct emu_qp *qp);
 void emu_stat_changed(void);
 void emu_stat_exit(void);
+void emu_stat_forked(void);
 
 /*
  * nic_hooks.c: where the control path hands objects to the software NIC

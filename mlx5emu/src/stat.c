@@ -150,6 +150,18 @@ void emu_stat_exit(void)
 	pthread_mutex_unlock(&stat_lock);
 }
 
+/*
+ * In a fork() child: the parent's contexts stay the parent's; the child
+ * starts with no attribution of its own.
+ */
+void emu_stat_forked(void)
+{
+	pthread_mutex_init(&stat_lock, NULL);
+	emu_list_init(&contexts);
+	active = false;
+	exited = false;
+}
+
 void emu_stat_add_ctx(struct emu_context *ctx)
 {
 	pthread_mutex_lock(&stat_lock);

@@ -584,6 +584,14 @@ bool emu_uar_munmap(void *addr, size_t len)
 	return found;
 }
 
+/* fork() child: the mappings it inherited are the parent's business */
+void emu_uar_forked(void)
+{
+	pthread_mutex_init(&map_lock, NULL);
+	emu_list_init(&maps);
+	nr_maps = 0;
+}
+
 /* context close: forget the app's mappings of this context */
 void emu_uar_forget_maps(struct emu_context *ctx)
 {

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -284,12 +285,50 @@ static void ioctl_rules(void **state)
 	assert_int_equal(close(fd), 0);
 }
 
+/* a fork() child holds the parent's file but cannot drive its context */
+static void fork_child(void **state)
+{
+	struct get_context_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_pd core;
+	} pd = {
+		.hdr = { .command = IB_USER_VERBS_CMD_ALLOC_PD,
+			 .in_words = sizeof(pd) / 4,
+			 .out_words = 2 },
+	};
+	uint32_t pd_resp[2];
+	int fd, status;
+	pid_t child;
+
+	(void)state;
+	fd = open(CDEV, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(get_context(fd, &resp), 0);
+	pd.core.response = (uintptr_t)pd_resp;
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		int ok = write(fd, &pd, sizeof(pd)) == -1 && errno == EIO;
+
+		ok &= close(fd) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the parent's context is untouched */
+	assert_int_equal(write(fd, &pd, sizeof(pd)), sizeof(pd));
+	close(resp.core.async_fd);
+	assert_int_equal(close(fd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stat_family), cmocka_unit_test(open_family),
 		cmocka_unit_test(netlink),     cmocka_unit_test(write_rules),
-		cmocka_unit_test(ioctl_rules),
+		cmocka_unit_test(ioctl_rules), cmocka_unit_test(fork_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
