@@ -12,11 +12,14 @@
  * Requests are pipelined: the requester keeps a window of them in flight
  * (nic.h: NIC_WINDOW, NIC_WINDOW_BYTES, below the socket buffers) and the
  * answers, in order on the same connection, are picked up by
- * fabric_serve() like the peers' requests. A single message larger than a
- * socket buffer sent by both ends at once can still stall both writers
- * until FAB_WAIT_MS.
+ * fabric_serve() like the peers' requests. Both directions are buffered:
+ * requests of a pass leave in one write, and whatever a read brings in is
+ * parsed frame by frame, so a busy link costs few system calls per
+ * message. A single message larger than a socket buffer sent by both
+ * ends at once can still stall both writers until FAB_WAIT_MS.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,8 @@
 #define FAB_REQ 0x52514d45 /* "EMQR" */
 #define FAB_RESP 0x53524d45
 #define FAB_WAIT_MS 10000 /* a silent peer is a dead peer */
+#define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
+#define FAB_READ_CHUNK (256 * 1024)
 
 struct fab_req {
 	uint32_t type;
@@ -61,16 +66,24 @@ struct fab_resp {
 	uint16_t pad;
 };
 
+/* one stream socket with its buffers: [roff, rlen) is unparsed input */
+struct fab_conn {
+	int fd;
+	uint8_t *rbuf, *wbuf;
+	size_t roff, rlen, rcap, wlen, wcap;
+};
+
 static struct {
 	pthread_once_t once;
 	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
 	int slot; /* -1: none could be bound */
 	int listen_fd;
-	int out[FABRIC_MAX_SLOTS]; /* connections we opened, by peer slot */
-	int in[FABRIC_MAX_SLOTS]; /* connections peers opened */
+	struct fab_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
+	struct fab_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
-	uint8_t *buf, *rbuf;
-	size_t buf_len, rbuf_len;
+	int dirty[FABRIC_MAX_SLOTS]; /* out slots with unsent requests */
+	bool is_dirty[FABRIC_MAX_SLOTS];
+	int ndirty;
 } fab = {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
@@ -95,10 +108,8 @@ static void fab_bind_slot(void)
 	struct sockaddr_un sa;
 	int fd, s;
 
-	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
-		fab.out[s] = -1;
-		fab.in[s] = -1;
-	}
+	for (s = 0; s < FABRIC_MAX_SLOTS; s++)
+		fab.out[s].fd = -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return;
@@ -139,18 +150,61 @@ static bool same_user(int fd)
 	       cred.uid == getuid();
 }
 
-static int full_io(int fd, void *buf, size_t len, bool wr)
-{
-	uint8_t *p = buf;
+/* ---- buffered connections ---- */
 
-	while (len) {
-		ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL) :
-				 recv(fd, p, len, MSG_WAITALL);
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 4096;
+	uint8_t *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*buf, n);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+static void conn_init(struct fab_conn *c, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+}
+
+static void conn_close(struct fab_conn *c)
+{
+	close(c->fd);
+	free(c->rbuf);
+	free(c->wbuf);
+	conn_init(c, -1);
+}
+
+/* room for n more bytes to send; returns where they go */
+static uint8_t *conn_reserve(struct fab_conn *c, size_t n)
+{
+	if (grow(&c->wbuf, &c->wcap, c->wlen + n))
+		return NULL;
+	c->wlen += n;
+	return c->wbuf + c->wlen - n;
+}
+
+/* write everything buffered; blocks (poll) at most FAB_WAIT_MS */
+static int conn_flush(struct fab_conn *c)
+{
+	size_t off = 0;
+
+	while (off < c->wlen) {
+		ssize_t n = send(c->fd, c->wbuf + off, c->wlen - off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			struct pollfd pfd = { fd, wr ? POLLOUT : POLLIN, 0 };
+			struct pollfd pfd = { c->fd, POLLOUT, 0 };
 
 			if (poll(&pfd, 1, FAB_WAIT_MS) <= 0)
 				return -1;
@@ -158,179 +212,185 @@ static int full_io(int fd, void *buf, size_t len, bool wr)
 		}
 		if (n <= 0)
 			return -1;
-		p += n;
-		len -= n;
+		off += n;
 	}
+	c->wlen = 0;
 	return 0;
 }
 
-static uint8_t *grow(uint8_t **buf, size_t *cur, size_t len)
+/* read what is there; -1 once the peer is gone and nothing is left */
+static int conn_fill(struct fab_conn *c)
 {
-	if (len > *cur) {
-		uint8_t *n = realloc(*buf, len);
+	bool eof = false;
 
-		if (!n)
-			return NULL;
-		*buf = n;
-		*cur = len;
+	if (c->roff && c->roff == c->rlen)
+		c->roff = c->rlen = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (c->roff > c->rcap / 2) {
+			memmove(c->rbuf, c->rbuf + c->roff, c->rlen - c->roff);
+			c->rlen -= c->roff;
+			c->roff = 0;
+		}
+		if (grow(&c->rbuf, &c->rcap, c->rlen + FAB_READ_CHUNK))
+			return -1;
+		n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen,
+			 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			eof = true;
+			break;
+		}
+		c->rlen += n;
+		if ((size_t)n < FAB_READ_CHUNK)
+			break;
 	}
-	return *buf;
+	return eof && c->roff == c->rlen ? -1 : eof ? 1 : 0;
+}
+
+/* the next frame's header if it is all there, or NULL */
+static uint8_t *conn_peek(struct fab_conn *c, size_t hdr)
+{
+	return c->rlen - c->roff >= hdr ? c->rbuf + c->roff : NULL;
+}
+
+static bool conn_has(struct fab_conn *c, size_t total)
+{
+	return c->rlen - c->roff >= total;
+}
+
+/* ---- the responder side: requests from peer processes ---- */
+
+/* Answer one request; its answer is appended to the connection. */
+static int serve_one(struct fab_conn *c, const struct fab_req *req,
+		     uint8_t *payload)
+{
+	const struct nic_opcode *op = nic_opcode(req->opcode);
+	bool read = op && (op->flags & NIC_OPF_READ);
+	size_t at = c->wlen;
+	struct fab_resp resp = {
+		.type = FAB_RESP,
+		.psn = req->psn,
+		.epoch = req->epoch,
+		.req_qpn = req->src_qpn,
+		.req_lid = req->slid,
+	};
+	struct nic_iov src = { payload, req->len }, dst;
+	struct nic_pkt pkt = {
+		.psn = req->psn,
+		.epoch = req->epoch,
+		.opcode = req->opcode,
+		.se = req->se,
+		.src_qpn = req->src_qpn,
+		.slid = req->slid,
+		.raddr = req->raddr,
+		.rkey = req->rkey,
+		.imm = req->imm,
+		.len = req->len,
+		.src = &src,
+		.nsrc = 1,
+	};
+	struct nic_qp *qp;
+
+	/* READ data lands straight in the outgoing buffer */
+	if (!conn_reserve(c, sizeof(resp) + (read ? req->len : 0)))
+		return -1;
+	if (read) {
+		dst.base = c->wbuf + at + sizeof(resp);
+		dst.len = req->len;
+		pkt.dst = &dst;
+		pkt.ndst = 1;
+	}
+	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
+	/* RC: only the connected peer may talk to a QP */
+	if (!qp || qp->dest_qpn != req->src_qpn)
+		resp.ack = NIC_NAK_NOQP;
+	else
+		resp.ack = nic_respond(qp, &pkt);
+	if (resp.ack == NIC_ACK && read)
+		resp.len = req->len;
+	c->wlen = at + sizeof(resp) + resp.len;
+	memcpy(c->wbuf + at, &resp, sizeof(resp));
+	return 0;
+}
+
+static int serve_conn(struct fab_conn *c)
+{
+	int eof = conn_fill(c), n = 0;
+	struct fab_req req;
+	uint8_t *f;
+	size_t total;
+
+	if (eof < 0)
+		return -1;
+	while ((f = conn_peek(c, sizeof(req)))) {
+		const struct nic_opcode *op;
+
+		memcpy(&req, f, sizeof(req));
+		if (req.type != FAB_REQ || req.len > (1u << 30))
+			return -1;
+		/* only writes and sends carry data on the wire */
+		op = nic_opcode(req.opcode);
+		total = sizeof(req);
+		if (op && (op->flags & NIC_OPF_PAYLOAD))
+			total += req.len;
+		if (!conn_has(c, total))
+			break;
+		if (serve_one(c, &req, f + sizeof(req)))
+			return -1;
+		c->roff += total;
+		n++;
+	}
+	if (conn_flush(c) || eof)
+		return -1;
+	return n;
 }
 
 static void drop_in(int i)
 {
-	close(fab.in[i]);
+	conn_close(&fab.in[i]);
 	fab.in[i] = fab.in[--fab.nin];
+	conn_init(&fab.in[fab.nin], -1);
 }
 
-/* Answer one request from a peer process; -1 closes the connection. */
-static int serve_one(int fd)
-{
-	struct fab_resp resp = { .type = FAB_RESP };
-	struct fab_req req;
-
-	struct nic_iov src, dst;
-	struct nic_pkt pkt = {};
-	const struct nic_opcode *op;
-	struct nic_qp *qp;
-
-	if (full_io(fd, &req, sizeof(req), false) || req.type != FAB_REQ ||
-	    req.len > (1u << 31))
-		return -1;
-	op = nic_opcode(req.opcode);
-	if (op && (op->flags & NIC_OPF_PAYLOAD) && req.len) {
-		if (!grow(&fab.buf, &fab.buf_len, req.len) ||
-		    full_io(fd, fab.buf, req.len, false))
-			return -1;
-	}
-	pkt.psn = req.psn;
-	pkt.epoch = req.epoch;
-	pkt.opcode = req.opcode;
-	pkt.se = req.se;
-	pkt.src_qpn = req.src_qpn;
-	pkt.slid = req.slid;
-	pkt.raddr = req.raddr;
-	pkt.rkey = req.rkey;
-	pkt.imm = req.imm;
-	pkt.len = req.len;
-	src.base = fab.buf;
-	src.len = req.len;
-	pkt.src = &src;
-	pkt.nsrc = 1;
-	if (op && (op->flags & NIC_OPF_READ)) {
-		if (!grow(&fab.rbuf, &fab.rbuf_len, req.len ? req.len : 1))
-			return -1;
-		dst.base = fab.rbuf;
-		dst.len = req.len;
-		pkt.dst = &dst;
-		pkt.ndst = 1;
-	}
-
-	resp.psn = req.psn;
-	resp.epoch = req.epoch;
-	resp.req_qpn = req.src_qpn;
-	resp.req_lid = req.slid;
-	qp = emu_nic_find_qp(req.dlid, req.dest_qpn);
-	/* RC: only the connected peer may talk to a QP */
-	if (!qp || qp->dest_qpn != req.src_qpn)
-		resp.ack = NIC_NAK_NOQP;
-	else
-		resp.ack = nic_respond(qp, &pkt);
-	if (resp.ack == NIC_ACK && op && (op->flags & NIC_OPF_READ))
-		resp.len = req.len;
-	if (full_io(fd, &resp, sizeof(resp), true) ||
-	    (resp.len && full_io(fd, fab.rbuf, resp.len, true)))
-		return -1;
-	return 0;
-}
-
-static int fds_and_slots(struct pollfd *fds, int *slots, int max);
+/* ---- the requester side: our requests and their answers ---- */
 
 static void peer_drop(int slot)
 {
-	close(fab.out[slot]);
-	fab.out[slot] = -1;
+	conn_close(&fab.out[slot]);
 	/* the kernel would time out: everything in flight fails */
 	emu_nic_peer_lost(slot);
 }
 
-/* One answer to a request of ours; -1 if the connection is broken. */
-static int answer_one(int fd)
+static int answer_conn(struct fab_conn *c)
 {
+	int eof = conn_fill(c), n = 0;
 	struct fab_resp resp;
 	struct nic_qp *qp;
+	uint8_t *f;
+	size_t total;
 
-	if (full_io(fd, &resp, sizeof(resp), false) || resp.type != FAB_RESP ||
-	    resp.len > (1u << 31))
+	if (eof < 0)
 		return -1;
-	if (resp.len && (!grow(&fab.rbuf, &fab.rbuf_len, resp.len) ||
-			 full_io(fd, fab.rbuf, resp.len, false)))
-		return -1;
-	qp = emu_nic_find_qp(resp.req_lid, resp.req_qpn);
-	if (qp)
-		nic_req_answer(qp, resp.epoch, resp.psn, resp.ack, fab.rbuf,
-			       resp.len);
-	return 0;
-}
-
-unsigned int fabric_serve(void)
-{
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
-	int slots[2 * FABRIC_MAX_SLOTS + 1];
-	unsigned int served = 0;
-	int i, n, fd, nin;
-
-	if (fab.listen_fd < 0)
-		return 0;
-	/* one syscall tells whether anyone connected, asked or answered */
-	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
-	if (poll(fds, n, 0) <= 0)
-		return 0;
-	nin = fab.nin;
-	/* answers first: they free our window */
-	for (i = 1 + nin; i < n; i++) {
-		struct pollfd pfd = fds[i];
-
-		if (!pfd.revents)
-			continue;
-		do {
-			if (((pfd.revents & (POLLHUP | POLLERR)) &&
-			     !(pfd.revents & POLLIN)) ||
-			    answer_one(pfd.fd)) {
-				peer_drop(slots[i]);
-				break;
-			}
-			served++;
-			pfd.revents = 0;
-		} while (poll(&pfd, 1, 0) > 0);
+	while ((f = conn_peek(c, sizeof(resp)))) {
+		memcpy(&resp, f, sizeof(resp));
+		if (resp.type != FAB_RESP || resp.len > (1u << 30))
+			return -1;
+		total = sizeof(resp) + resp.len;
+		if (!conn_has(c, total))
+			break;
+		qp = emu_nic_find_qp(resp.req_lid, resp.req_qpn);
+		if (qp)
+			nic_req_answer(qp, resp.epoch, resp.psn, resp.ack,
+				       f + sizeof(resp), resp.len);
+		c->roff += total;
+		n++;
 	}
-	/* fds[i + 1] is in[i]; accepted ones come next round */
-	for (i = nin - 1; i >= 0; i--) {
-		struct pollfd pfd = fds[i + 1];
-
-		if (!pfd.revents)
-			continue;
-		do {
-			if (((pfd.revents & (POLLHUP | POLLERR)) &&
-			     !(pfd.revents & POLLIN)) ||
-			    serve_one(fab.in[i])) {
-				drop_in(i);
-				break;
-			}
-			served++;
-			pfd.revents = 0;
-		} while (poll(&pfd, 1, 0) > 0);
-	}
-	if (fds[0].revents)
-		while ((fd = accept4(fab.listen_fd, NULL, NULL,
-				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
-				close(fd);
-				continue;
-			}
-			fab.in[fab.nin++] = fd;
-		}
-	return served;
+	return eof ? -1 : n;
 }
 
 /* listen fd, then the connections peers opened, then ours */
@@ -344,14 +404,14 @@ static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 	fds[n].events = POLLIN;
 	slots[n++] = -1;
 	for (i = 0; i < fab.nin && n < max; i++) {
-		fds[n].fd = fab.in[i];
+		fds[n].fd = fab.in[i].fd;
 		fds[n].events = POLLIN;
 		slots[n++] = -1;
 	}
 	for (i = 0; i < FABRIC_MAX_SLOTS && n < max; i++) {
-		if (fab.out[i] < 0)
+		if (fab.out[i].fd < 0)
 			continue;
-		fds[n].fd = fab.out[i];
+		fds[n].fd = fab.out[i].fd;
 		fds[n].events = POLLIN;
 		slots[n++] = i;
 	}
@@ -367,30 +427,90 @@ int fabric_fds(struct pollfd *fds, int max)
 	return fds_and_slots(fds, slots, max);
 }
 
-static int peer_conn(int slot)
+unsigned int fabric_serve(void)
 {
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	int slots[2 * FABRIC_MAX_SLOTS + 1];
+	unsigned int served = 0;
+	int i, n, r, fd, nin;
+
+	if (fab.listen_fd < 0)
+		return 0;
+	/* one syscall tells whether anyone connected, asked or answered */
+	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
+	if (poll(fds, n, 0) <= 0)
+		return 0;
+	nin = fab.nin;
+	/* answers first: they free our window */
+	for (i = 1 + nin; i < n; i++) {
+		if (!fds[i].revents)
+			continue;
+		r = answer_conn(&fab.out[slots[i]]);
+		if (r < 0)
+			peer_drop(slots[i]);
+		else
+			served += r;
+	}
+	/* fds[i + 1] is in[i]; accepted ones come next round */
+	for (i = nin - 1; i >= 0; i--) {
+		if (!fds[i + 1].revents)
+			continue;
+		r = serve_conn(&fab.in[i]);
+		if (r < 0)
+			drop_in(i);
+		else
+			served += r;
+	}
+	if (fds[0].revents)
+		while ((fd = accept4(fab.listen_fd, NULL, NULL,
+				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
+				close(fd);
+				continue;
+			}
+			conn_init(&fab.in[fab.nin++], fd);
+		}
+	return served;
+}
+
+void fabric_flush(void)
+{
+	while (fab.ndirty) {
+		int slot = fab.dirty[--fab.ndirty];
+
+		fab.is_dirty[slot] = false;
+		if (fab.out[slot].fd >= 0 && conn_flush(&fab.out[slot]))
+			peer_drop(slot);
+	}
+}
+
+static struct fab_conn *peer_conn(int slot)
+{
+	struct fab_conn *c = &fab.out[slot];
 	struct sockaddr_un sa;
 	socklen_t len;
 	int fd;
 
-	if (fab.out[slot] >= 0)
-		return fab.out[slot];
+	if (c->fd >= 0)
+		return c;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return NULL;
 	len = fab_addr(&sa, slot);
-	if (connect(fd, (struct sockaddr *)&sa, len) || !same_user(fd)) {
+	if (connect(fd, (struct sockaddr *)&sa, len) || !same_user(fd) ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		close(fd);
-		return -1;
+		return NULL;
 	}
-	fab.out[slot] = fd;
-	return fd;
+	conn_init(c, fd);
+	return c;
 }
 
 static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 				const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
+	bool payload = op->flags & NIC_OPF_PAYLOAD;
 	struct fab_req req = {
 		.type = FAB_REQ,
 		.len = pkt->len,
@@ -406,23 +526,31 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		.rkey = pkt->rkey,
 		.imm = pkt->imm,
 	};
-	int fd = peer_conn(slot);
+	struct fab_conn *c = peer_conn(slot);
+	uint8_t *p;
 	uint32_t i;
 
-	if (fd < 0)
+	if (!c)
 		return NIC_NAK_NOQP;
-	if (full_io(fd, &req, sizeof(req), true))
-		goto dead;
-	if (op->flags & NIC_OPF_PAYLOAD)
-		for (i = 0; i < pkt->nsrc; i++)
-			if (pkt->src[i].len && full_io(fd, pkt->src[i].base,
-						       pkt->src[i].len, true))
-				goto dead;
+	if (!fab.is_dirty[slot]) {
+		fab.is_dirty[slot] = true;
+		fab.dirty[fab.ndirty++] = slot;
+	}
+	p = conn_reserve(c, sizeof(req) + (payload ? pkt->len : 0));
+	if (!p)
+		return NIC_NAK_NOQP;
+	memcpy(p, &req, sizeof(req));
+	p += sizeof(req);
+	for (i = 0; payload && i < pkt->nsrc; i++) {
+		memcpy(p, pkt->src[i].base, pkt->src[i].len);
+		p += pkt->src[i].len;
+	}
 	/* the answer arrives through fabric_serve() */
+	if (c->wlen >= FAB_FLUSH_AT && conn_flush(c)) {
+		peer_drop(slot);
+		return NIC_NAK_NOQP;
+	}
 	return NIC_PENDING;
-dead:
-	peer_drop(slot);
-	return NIC_NAK_NOQP;
 }
 
 void fabric_forget(void)

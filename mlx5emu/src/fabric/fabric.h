@@ -25,6 +25,8 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 void fabric_forget(void);
 /* accept and answer what peers sent; returns the requests served */
 unsigned int fabric_serve(void);
+/* send what this pass queued for other processes */
+void fabric_flush(void);
 /* fds an idle NIC sleeps on: a request arriving wakes it */
 int fabric_fds(struct pollfd *fds, int max);
 

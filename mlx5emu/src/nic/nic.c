@@ -255,6 +255,7 @@ static unsigned int nic_pass(void)
 		watch_rings(q);
 		work += nic_sq_process(&q->nq, nic.budget);
 	}
+	fabric_flush();
 	/* an arm that comes after its CQE fires here */
 	emu_list_for_each_safe(pos, tmp, &nic.cqs)
 	{
