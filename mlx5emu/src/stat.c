@@ -21,11 +21,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mlx5emu.h"
 
+/*
+ * Small processes see every change at once; once a process holds many
+ * records, rewriting all of them per change would be quadratic, so a
+ * helper thread writes at most every STAT_COALESCE_MS (it sleeps on a
+ * condition variable while nothing changes).
+ */
+#define STAT_SYNC_RECORDS 512
+#define STAT_COALESCE_MS 100
+
 static pthread_mutex_t stat_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stat_cond = PTHREAD_COND_INITIALIZER;
+static unsigned int nrecords;
+static bool dirty, flusher;
 static struct emu_list contexts = { &contexts, &contexts };
 static bool exited;
 static bool active; /* only processes that opened a device leave a file */
@@ -135,10 +148,56 @@ out:
 	free(buf);
 }
 
+static void *flush_thread(void *arg)
+{
+	const struct timespec settle = { .tv_nsec =
+						 STAT_COALESCE_MS * 1000000L };
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "mlx5emu-stat");
+	pthread_mutex_lock(&stat_lock);
+	for (;;) {
+		while (!dirty)
+			pthread_cond_wait(&stat_cond, &stat_lock);
+		/* let a burst of changes settle */
+		pthread_mutex_unlock(&stat_lock);
+		nanosleep(&settle, NULL);
+		pthread_mutex_lock(&stat_lock);
+		dirty = false;
+		write_file();
+	}
+	return NULL;
+}
+
+/* called with stat_lock held */
+static void changed(void)
+{
+	pthread_t t;
+
+	if (nrecords < STAT_SYNC_RECORDS || !emu_cfg.stat_dir[0]) {
+		write_file();
+		return;
+	}
+	dirty = true;
+	if (!flusher) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		flusher = !pthread_create(&t, &attr, flush_thread, NULL);
+		pthread_attr_destroy(&attr);
+		if (!flusher) {
+			write_file();
+			return;
+		}
+	}
+	pthread_cond_signal(&stat_cond);
+}
+
 void emu_stat_changed(void)
 {
 	pthread_mutex_lock(&stat_lock);
-	write_file();
+	changed();
 	pthread_mutex_unlock(&stat_lock);
 }
 
@@ -157,31 +216,38 @@ void emu_stat_exit(void)
 void emu_stat_forked(void)
 {
 	pthread_mutex_init(&stat_lock, NULL);
+	pthread_cond_init(&stat_cond, NULL);
 	emu_list_init(&contexts);
 	active = false;
 	exited = false;
+	dirty = false;
+	flusher = false;
+	nrecords = 0;
 }
 
 void emu_stat_add_ctx(struct emu_context *ctx)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords += 1;
 	active = true;
 	emu_list_add_tail(&contexts, &ctx->stat_node);
-	write_file();
+	changed();
 	pthread_mutex_unlock(&stat_lock);
 }
 
 void emu_stat_del_ctx(struct emu_context *ctx)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords -= 1;
 	emu_list_del(&ctx->stat_node);
-	write_file();
+	changed();
 	pthread_mutex_unlock(&stat_lock);
 }
 
 void emu_stat_add_page(struct emu_uar_page *pg)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords += 1;
 	emu_list_add_tail(&pg->uobj.ctx->stat_pages, &pg->stat_node);
 	pthread_mutex_unlock(&stat_lock);
 }
@@ -189,6 +255,7 @@ void emu_stat_add_page(struct emu_uar_page *pg)
 void emu_stat_del_page(struct emu_uar_page *pg)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords -= 1;
 	emu_list_del(&pg->stat_node);
 	pthread_mutex_unlock(&stat_lock);
 }
@@ -196,15 +263,17 @@ void emu_stat_del_page(struct emu_uar_page *pg)
 void emu_stat_add_qp(struct emu_qp *qp)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords += 1;
 	emu_list_add_tail(&qp->uobj.ctx->stat_qps, &qp->stat_node);
-	write_file();
+	changed();
 	pthread_mutex_unlock(&stat_lock);
 }
 
 void emu_stat_del_qp(struct emu_qp *qp)
 {
 	pthread_mutex_lock(&stat_lock);
+	nrecords -= 1;
 	emu_list_del(&qp->stat_node);
-	write_file();
+	changed();
 	pthread_mutex_unlock(&stat_lock);
 }

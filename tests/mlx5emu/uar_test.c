@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <infiniband/mlx5dv.h>
@@ -108,6 +109,50 @@ static void static_bfregs(void **state)
 	}
 	for (i = 0; i < n; i++)
 		assert_int_equal(ibv_destroy_qp(qp[i]), 0);
+	free(st);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
+/* past 512 records the attribution file is written by a helper, late */
+static void many_qps(void **state)
+{
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4,
+			 .max_recv_wr = 4,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	const struct timespec settle = { .tv_nsec = 300000000 };
+	enum { N = 600 };
+	struct ibv_qp **qp = calloc(N, sizeof(*qp));
+	struct ibv_context *ctx = emu_test_open();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(st);
+	assert_non_null(qp);
+	assert_non_null(cq);
+	qa.send_cq = qa.recv_cq = cq;
+	for (i = 0; i < N; i++) {
+		qp[i] = ibv_create_qp(pd, &qa);
+		assert_non_null(qp[i]);
+	}
+	nanosleep(&settle, NULL);
+	emu_test_read_stat(st);
+	for (i = 0; i < N; i++)
+		assert_non_null(emu_test_find_qp(st, qp[i]->qp_num));
+	for (i = 0; i < N; i++)
+		assert_int_equal(ibv_destroy_qp(qp[i]), 0);
+	nanosleep(&settle, NULL);
+	emu_test_read_stat(st);
+	assert_int_equal(st->nqps, 0);
+	free(qp);
 	free(st);
 	assert_int_equal(ibv_destroy_cq(cq), 0);
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
@@ -305,9 +350,8 @@ int main(int argc, char **argv)
 	/* the fork's default sharing level is today's; keep it so */
 	unsetenv("MLX5_UAR_SHARING");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(static_pages),
-		cmocka_unit_test(static_bfregs),
-		cmocka_unit_test(td_placement),
+		cmocka_unit_test(static_pages), cmocka_unit_test(static_bfregs),
+		cmocka_unit_test(many_qps),	cmocka_unit_test(td_placement),
 		cmocka_unit_test(uar_limit),
 	};
 
