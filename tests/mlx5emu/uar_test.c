@@ -214,6 +214,83 @@ static void td_set_open(struct td_set *s)
 	assert_non_null(s->cq);
 }
 
+static uint32_t qp_slot(struct ibv_qp *qp)
+{
+	struct mlx5dv_qp dvqp = {};
+	struct mlx5dv_obj obj = { .qp = { .in = qp, .out = &dvqp } };
+
+	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	return (uintptr_t)dvqp.bf.reg & 0xfff;
+}
+
+/*
+ * The dynamic-UAR pattern of today's libmlx5 (contract 3.10): the NC page
+ * at open, two plain QPs pairing on one BF page, two TDs pairing on the
+ * next one.
+ */
+static void dynamic_pattern(void **state)
+{
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	struct ibv_td_init_attr ta = {};
+	const struct emu_test_qp *q[4];
+	uint32_t nc = 0;
+	struct ibv_qp *qp[2];
+	struct td_set s;
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(st);
+	if (emu_test_static_mode()) {
+		free(st);
+		skip();
+	}
+	td_set_open(&s);
+	qa.send_cq = qa.recv_cq = s.cq;
+	for (i = 0; i < 2; i++) {
+		qp[i] = ibv_create_qp(s.pd, &qa);
+		assert_non_null(qp[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		s.td[i] = ibv_alloc_td(s.ctx, &ta);
+		assert_non_null(s.td[i]);
+		td_qp(&s, i);
+	}
+	emu_test_read_stat(st);
+	for (i = 0; i < st->npages; i++)
+		if (st->pages[i].ctx == st->last_ctx &&
+		    !strcmp(st->pages[i].kind, "nc"))
+			nc = st->pages[i].page_id;
+	assert_int_not_equal(nc, 0);
+	assert_int_equal(emu_test_count_pages(st, st->last_ctx, "bf"), 2);
+	q[0] = emu_test_find_qp(st, qp[0]->qp_num);
+	q[1] = emu_test_find_qp(st, qp[1]->qp_num);
+	q[2] = emu_test_find_qp(st, s.qp[0]->qp_num);
+	q[3] = emu_test_find_qp(st, s.qp[1]->qp_num);
+	for (i = 0; i < 4; i++)
+		assert_non_null(q[i]);
+	/* plain QPs: the first BF page, 0x800 then 0xA00 */
+	assert_int_equal(q[0]->uar, nc + 1);
+	assert_int_equal(q[1]->uar, nc + 1);
+	assert_int_equal(qp_slot(qp[0]), 0x800);
+	assert_int_equal(qp_slot(qp[1]), 0xa00);
+	/* TDs: the next page, paired the same way */
+	assert_int_equal(q[2]->uar, nc + 2);
+	assert_int_equal(q[3]->uar, nc + 2);
+	assert_int_equal(qp_slot(s.qp[0]), 0x800);
+	assert_int_equal(qp_slot(s.qp[1]), 0xa00);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(ibv_destroy_qp(qp[i]), 0);
+	free(st);
+	td_set_free(&s, 2);
+}
+
 /* 16 TDs today: 8 UAR pages, two QPs per page at 0x800 and 0xA00 */
 static void td_placement(void **state)
 {
@@ -350,8 +427,11 @@ int main(int argc, char **argv)
 	/* the fork's default sharing level is today's; keep it so */
 	unsetenv("MLX5_UAR_SHARING");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(static_pages), cmocka_unit_test(static_bfregs),
-		cmocka_unit_test(many_qps),	cmocka_unit_test(td_placement),
+		cmocka_unit_test(static_pages),
+		cmocka_unit_test(static_bfregs),
+		cmocka_unit_test(many_qps),
+		cmocka_unit_test(dynamic_pattern),
+		cmocka_unit_test(td_placement),
 		cmocka_unit_test(uar_limit),
 	};
 
