@@ -42,7 +42,7 @@ unsigned int emu_test_env_uint(const char *name, unsigned int def)
 	return v && *v ? strtoul(v, NULL, 0) : def;
 }
 
-static unsigned long field(const char *line, const char *key)
+unsigned long emu_test_field(const char *line, const char *key)
 {
 	char pat[64];
 	const char *p;
@@ -64,13 +64,13 @@ void emu_test_read_stat(struct emu_test_stat *st)
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "context ", 8)) {
-			uint32_t id = field(line, "ctx");
+			uint32_t id = emu_test_field(line, "ctx");
 			const char *r = strstr(line, " last_refused=");
 
 			if (id < st->last_ctx)
 				continue;
 			st->last_ctx = id;
-			st->refused = field(line, "refused");
+			st->refused = emu_test_field(line, "refused");
 			st->last_refused[0] = 0;
 			if (r)
 				sscanf(r + 14, "%63s", st->last_refused);
@@ -80,23 +80,23 @@ void emu_test_read_stat(struct emu_test_stat *st)
 			struct emu_test_page *pg = &st->pages[st->npages++];
 			const char *k = strstr(line, " kind=");
 
-			pg->ctx = field(line, "ctx");
-			pg->page_id = field(line, "page_id");
-			pg->qps = field(line, "qps");
-			pg->mapped = field(line, "mapped");
+			pg->ctx = emu_test_field(line, "ctx");
+			pg->page_id = emu_test_field(line, "page_id");
+			pg->qps = emu_test_field(line, "qps");
+			pg->mapped = emu_test_field(line, "mapped");
 			if (k)
 				sscanf(k + 6, "%15s", pg->kind);
 		} else if (!strncmp(line, "qp ", 3) &&
 			   st->nqps < sizeof(st->qps) / sizeof(st->qps[0])) {
 			struct emu_test_qp *qp = &st->qps[st->nqps++];
 
-			qp->ctx = field(line, "ctx");
-			qp->qpn = field(line, "qpn");
-			qp->page_id = field(line, "page_id");
-			qp->uar = field(line, "uar");
+			qp->ctx = emu_test_field(line, "ctx");
+			qp->qpn = emu_test_field(line, "qpn");
+			qp->page_id = emu_test_field(line, "page_id");
+			qp->uar = emu_test_field(line, "uar");
 			qp->bfreg = strstr(line, " bfreg=-1") ?
 					    -1 :
-					    (int)field(line, "bfreg");
+					    (int)emu_test_field(line, "bfreg");
 		}
 	}
 	assert_int_equal(pclose(f), 0);

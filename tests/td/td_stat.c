@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "emu_test.h"
 #include "td_stat.h"
 
 static FILE *open_stat(void)
@@ -24,16 +25,6 @@ static FILE *open_stat(void)
 	return f;
 }
 
-static unsigned long field(const char *line, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	return p ? strtoul(p + strlen(pat), NULL, 0) : 0;
-}
-
 unsigned int td_stat_held_uars(void)
 {
 	char line[1024];
@@ -41,9 +32,9 @@ unsigned int td_stat_held_uars(void)
 	FILE *f = open_stat();
 
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "page ", 5) && !field(line, "destroyed") &&
+		if (!strncmp(line, "page ", 5) && !emu_test_field(line, "destroyed") &&
 		    (strstr(line, " kind=bf ") || strstr(line, " kind=alloc_wc ")))
-			held += field(line, "nuars");
+			held += emu_test_field(line, "nuars");
 	fclose(f);
 	return held;
 }
@@ -56,12 +47,12 @@ bool td_stat_rings(uint32_t qpn, uint32_t *uar, unsigned int *slots)
 
 	*slots = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "ring ", 5) || field(line, "qpn") != qpn)
+		if (strncmp(line, "ring ", 5) || emu_test_field(line, "qpn") != qpn)
 			continue;
-		if (found && field(line, "page_id") != *uar)
+		if (found && emu_test_field(line, "page_id") != *uar)
 			fail_msg("QP 0x%x rang two UARs", qpn);
-		*uar = field(line, "page_id");
-		*slots |= 1u << ((field(line, "slot") - 0x800) / 0x100);
+		*uar = emu_test_field(line, "page_id");
+		*slots |= 1u << ((emu_test_field(line, "slot") - 0x800) / 0x100);
 		found = true;
 	}
 	fclose(f);
