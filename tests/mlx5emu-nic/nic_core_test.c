@@ -131,6 +131,7 @@ static int setup(void **state)
 		qp->uidx = 10 + i;
 		qp->pdn = 1;
 		qp->state = NIC_QPS_RTS;
+		qp->timeout = 1; /* 8 us of transport retries */
 		qp->access = NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ;
 		qp->sq_bbs = 8;
 		qp->sq = aligned_alloc(64, 8 * 64);
@@ -790,6 +791,10 @@ static void test_reset_and_states(void **state)
 	e->qp[0].state = NIC_QPS_RTS;
 	e->qp[1].state = NIC_QPS_INIT;
 	nic_sq_process(&e->qp[0], 64);
+	assert_int_equal(e->qp[0].state, NIC_QPS_RTS); /* still retrying */
+	assert_true(e->qp[0].retries > 0);
+	while (e->qp[0].state == NIC_QPS_RTS)
+		nic_sq_process(&e->qp[0], 64);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
 		   MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, 0);
 	/* app moves to ERR: everything posted is flushed */

@@ -196,9 +196,9 @@ static void child_main(int fd)
 	end_info(&e, &me);
 	for (i = 0; i < NRECV; i++)
 		post_recv(&e, i);
-	if (write(fd, &me, sizeof(me)) != sizeof(me) ||
-	    read(fd, &peer, sizeof(peer)) != sizeof(peer) ||
-	    end_connect(&e, &peer))
+	/* at RTR before the parent learns our QPN, as ibv_rc_pingpong does */
+	if (read(fd, &peer, sizeof(peer)) != sizeof(peer) ||
+	    end_connect(&e, &peer) || write(fd, &me, sizeof(me)) != sizeof(me))
 		_exit(3);
 	while (read(fd, cmd, sizeof(cmd)) == sizeof(cmd)) {
 		uint32_t off, len;
@@ -278,8 +278,8 @@ static int group_setup(void **state)
 	if (end_open(&local))
 		return -1;
 	end_info(&local, &me);
-	if (read(sock, &remote, sizeof(remote)) != sizeof(remote) ||
-	    write(sock, &me, sizeof(me)) != sizeof(me))
+	if (write(sock, &me, sizeof(me)) != sizeof(me) ||
+	    read(sock, &remote, sizeof(remote)) != sizeof(remote))
 		return -1;
 	return end_connect(&local, &remote);
 }

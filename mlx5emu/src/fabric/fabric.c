@@ -308,7 +308,7 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
 	/* RC: only the connected peer may talk to a QP */
 	if (!qp || qp->dest_qpn != req->src_qpn)
-		resp.ack = NIC_NAK_NOQP;
+		resp.ack = NIC_NAK_RETRY;
 	else
 		resp.ack = nic_respond(qp, &pkt);
 	if (resp.ack == NIC_ACK && read)
@@ -553,6 +553,52 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 	return NIC_PENDING;
 }
 
+/*
+ * Device-wide HW UAR indices: a process owns index id of device dev while
+ * it holds the abstract name ".../d<dev>.uar.<id>" bound, so the kernel
+ * releases it when the process dies. Called under dev->lock.
+ */
+static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
+
+bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
+{
+	uint32_t max = emu_cfg.model->max_uars;
+	const char *name = getenv("MLX5EMU_FABRIC");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd, n;
+
+	if (dev >= EMU_MAX_DEVICES || id >= max)
+		return false;
+	if (!uar_claims[dev]) {
+		uar_claims[dev] = calloc(max, sizeof(int));
+		if (!uar_claims[dev])
+			return false;
+	}
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     "mlx5emu.%u.%s.d%u.uar.%u", (unsigned int)getuid(),
+		     name && *name ? name : "default", dev, id);
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (bind(fd, (struct sockaddr *)&sa, len)) {
+		close(fd);
+		return false; /* another process has it */
+	}
+	uar_claims[dev][id] = fd + 1;
+	return true;
+}
+
+void emu_fabric_release_uar(unsigned int dev, uint32_t id)
+{
+	if (dev >= EMU_MAX_DEVICES || !uar_claims[dev] ||
+	    id >= emu_cfg.model->max_uars || !uar_claims[dev][id])
+		return;
+	close(uar_claims[dev][id] - 1);
+	uar_claims[dev][id] = 0;
+}
+
 void fabric_forget(void)
 {
 	fab.gen++;
@@ -571,7 +617,7 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 		} else {
 			peer = emu_nic_find_qp(qp->dlid, qp->dest_qpn);
 			if (!peer || peer->dest_qpn != qp->qpn)
-				return NIC_NAK_NOQP;
+				return NIC_NAK_RETRY;
 			qp->peer = peer;
 			qp->peer_gen = fab.gen;
 		}

@@ -500,6 +500,9 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 		nq->resp_psn = qp->rq_psn & NIC_PSN_MASK;
 	if (qp->state == EMU_QPS_RTS && nq->state < NIC_QPS_RTS) {
 		nq->req_psn = qp->sq_psn & NIC_PSN_MASK;
+		nq->timeout = qp->timeout;
+		nq->retry_cnt = qp->retry_cnt;
+		nq->retry_until = 0;
 		nq->sq_sent = nq->sq_ci;
 	}
 	switch (qp->state) {

@@ -83,7 +83,8 @@ enum nic_ack {
 	NIC_NAK_ACCESS, /* remote access error */
 	NIC_NAK_INVAL, /* invalid request (e.g. too long for the RQ WQE) */
 	NIC_NAK_OP, /* remote operational error */
-	NIC_NAK_NOQP, /* nobody answers: transport retries exhausted */
+	NIC_NAK_NOQP, /* the peer is gone: transport retries exhausted */
+	NIC_NAK_RETRY, /* no QP ready to answer: retry until the timeout */
 	NIC_STALL, /* responder's CQ is full: retry later */
 	NIC_NAK_SEQ, /* PSN out of sequence: dropped, not executed */
 	NIC_PENDING, /* sent to another process: the answer comes later */
@@ -170,6 +171,8 @@ struct nic_qp {
 	/* RC transport: sent but unanswered WQEs, oldest first */
 	uint32_t req_psn, resp_psn; /* next PSN to send / to accept */
 	uint32_t epoch; /* bumped on every go-back: stale answers drop */
+	uint8_t timeout, retry_cnt; /* from modify to RTS */
+	uint64_t retry_until; /* CLOCK_MONOTONIC ns, 0: not retrying */
 	uint32_t fl_head, fl_tail;
 	uint32_t fl_bytes;
 	struct nic_flight {
@@ -192,7 +195,7 @@ struct nic_qp {
 	unsigned int peer_gen;
 
 	/* statistics */
-	uint64_t wqes, bytes, rnr_waits;
+	uint64_t wqes, bytes, rnr_waits, retries;
 	void *priv;
 };
 

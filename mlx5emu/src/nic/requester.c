@@ -8,6 +8,8 @@
  * when unsignaled, the QP enters ERR, and everything posted after it (send
  * and receive) completes with WR_FLUSH_ERR.
  */
+#include <time.h>
+
 #include "nic.h"
 
 static uint8_t ack_syndrome(enum nic_ack ack)
@@ -163,6 +165,30 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 	return pending;
 }
 
+/*
+ * Nobody answered: retry like the HCA does, for (retry_cnt + 1) local ACK
+ * timeouts of 4.096 us << timeout (timeout 0: forever), so a peer that is
+ * still on its way to RTR is waited for.
+ */
+static bool retry_expired(struct nic_qp *qp)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (!qp->timeout)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (!qp->retry_until) {
+		unsigned int shift = qp->timeout < 31 ? qp->timeout : 31;
+
+		qp->retry_until =
+			now + (((qp->retry_cnt + 1ull) * 4096) << shift);
+		return false;
+	}
+	return now >= qp->retry_until;
+}
+
 /* Retire answered WQEs in order; returns how many. */
 static unsigned int req_complete(struct nic_qp *qp)
 {
@@ -174,13 +200,19 @@ static unsigned int req_complete(struct nic_qp *qp)
 
 		if (f->ack == NIC_PENDING)
 			break;
-		if (f->ack == NIC_NAK_RNR || f->ack == NIC_STALL) {
+		if (f->ack == NIC_NAK_RETRY && retry_expired(qp))
+			f->ack = NIC_NAK_NOQP;
+		if (f->ack == NIC_NAK_RETRY || f->ack == NIC_NAK_RNR ||
+		    f->ack == NIC_STALL) {
 			/*
 			 * rnr_retry 7 is "forever": go back to this WQE and
 			 * send it again later; the responder dropped all that
 			 * followed, and their answers belong to the old epoch.
 			 */
-			qp->rnr_waits++;
+			if (f->ack == NIC_NAK_RETRY)
+				qp->retries++;
+			else
+				qp->rnr_waits++;
 			qp->sq_sent = f->idx;
 			qp->req_psn = f->psn;
 			qp->fl_tail = qp->fl_head;
@@ -196,6 +228,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 		if ((err || f->signaled) && !nic_cq_has_room(qp->scq, 1))
 			break;
 		if (err) {
+			qp->retry_until = 0;
 			/* the failing WQE completes even when unsignaled */
 			req_cqe(qp, f->idx, f->opcode, err, 0);
 			qp->sq_ci += f->nbb;
@@ -211,6 +244,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 					f->len :
 					0);
 		qp->sq_ci += f->nbb;
+		qp->retry_until = 0;
 		qp->fl_head++;
 		qp->fl_bytes -= f->len;
 		qp->wqes++;
@@ -344,5 +378,6 @@ void nic_qp_reset(struct nic_qp *qp)
 	qp->rq_ci = 0;
 	qp->fl_head = qp->fl_tail = 0;
 	qp->fl_bytes = 0;
+	qp->retry_until = 0;
 	qp->epoch++;
 }

@@ -92,7 +92,7 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	int err;
 
 	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
-		return NIC_NAK_NOQP; /* dropped: the requester times out */
+		return NIC_NAK_RETRY; /* dropped: the requester retries */
 	/* after an RNR NAK everything up to its retransmission is dropped */
 	if (pkt->psn != qp->resp_psn)
 		return NIC_NAK_SEQ;
