@@ -484,6 +484,9 @@ void emu_nic_qp_destroy(struct emu_qp *qp);
 void emu_nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
 /* QPNs unique per emulated device across processes */
 uint32_t emu_fabric_qpn_base(void);
+/* HW UAR indices unique per emulated device across processes */
+bool emu_fabric_claim_uar(unsigned int dev, uint32_t id);
+void emu_fabric_release_uar(unsigned int dev, uint32_t id);
 
 /* lookups for the NIC; dev->lock must be held */
 struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn);

@@ -41,6 +41,20 @@ __attribute__((weak)) void emu_nic_stat_write(FILE *f, int pid,
 	(void)ctx;
 }
 
+__attribute__((weak)) bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
+{
+	(void)dev;
+	(void)id;
+	return true;
+}
+
+__attribute__((weak)) void emu_fabric_release_uar(unsigned int dev,
+						  uint32_t id)
+{
+	(void)dev;
+	(void)id;
+}
+
 __attribute__((weak)) uint32_t emu_fabric_qpn_base(void)
 {
 	return EMU_FIRST_QPN;
