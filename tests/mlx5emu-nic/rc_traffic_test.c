@@ -580,6 +580,46 @@ static void test_loopback_and_malformed(void **state)
 	end_close(&p.b);
 }
 
+/* a fork() child gets a NIC of its own for the contexts it opens */
+static void test_fork_child(void **state)
+{
+	int status = -1;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct pair p = {};
+		uint64_t word = 0x5555aaaa;
+		struct ibv_sge sge = { (uintptr_t)&word, 8, 0 };
+		struct ibv_send_wr wr = {
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+		}, *bad;
+		struct ibv_wc wc;
+		struct info ia, ib;
+
+		if (end_open(&p.a) || end_open(&p.b))
+			_exit(2);
+		end_info(&p.a, &ia);
+		end_info(&p.b, &ib);
+		if (end_connect(&p.a, &ib) || end_connect(&p.b, &ia))
+			_exit(3);
+		wr.wr.rdma.remote_addr = (uintptr_t)p.b.rw_buf;
+		wr.wr.rdma.rkey = p.b.rw->rkey;
+		if (ibv_post_send(p.a.qp, &wr, &bad) ||
+		    poll_one(p.a.cq, &wc) != 1 || wc.status)
+			_exit(4);
+		_exit(memcmp(p.b.rw_buf, &word, 8) ? 5 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_remote_access_error),
 		cmocka_unit_test(test_loopback_and_malformed),
+		cmocka_unit_test(test_fork_child),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

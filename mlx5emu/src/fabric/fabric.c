@@ -599,6 +599,27 @@ void emu_fabric_release_uar(unsigned int dev, uint32_t id)
 	uar_claims[dev][id] = 0;
 }
 
+void fabric_atfork_child(void)
+{
+	pthread_once_t once = PTHREAD_ONCE_INIT;
+	int i;
+
+	if (fab.listen_fd >= 0)
+		close(fab.listen_fd);
+	fab.listen_fd = -1;
+	fab.slot = -1;
+	for (i = 0; i < fab.nin; i++)
+		conn_close(&fab.in[i]);
+	fab.nin = 0;
+	for (i = 0; i < FABRIC_MAX_SLOTS; i++)
+		if (fab.out[i].fd >= 0)
+			conn_close(&fab.out[i]);
+	fab.ndirty = 0;
+	memset(fab.is_dirty, 0, sizeof(fab.is_dirty));
+	fab.once = once; /* the child binds a slot of its own */
+	fab.gen++;
+}
+
 void fabric_forget(void)
 {
 	fab.gen++;

@@ -21,6 +21,8 @@
 int fabric_init(void);
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt);
+/* in a fork() child: let go of the parent's slot and connections */
+void fabric_atfork_child(void);
 /* a QP was destroyed or reconnected: cached peers are stale */
 void fabric_forget(void);
 /* accept and answer what peers sent; returns the requests served */

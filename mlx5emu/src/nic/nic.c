@@ -59,6 +59,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool started;
+	bool atfork;
 	bool spin;
 	unsigned int idle_max_us;
 	unsigned int kicks; /* control-path changes the thread should see */
@@ -340,6 +341,37 @@ static void *nic_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * fork(): the child has no NIC thread and a copy of our lock in whatever
+ * state the thread left it. The parent's contexts are dead in the child,
+ * so start from nothing; a context it opens gets a NIC and a fabric slot
+ * of its own.
+ */
+/* the NIC thread takes dev->lock only inside nic.lock: hold that */
+static void nic_atfork_prepare(void)
+{
+	pthread_mutex_lock(&nic.lock);
+}
+
+static void nic_atfork_parent(void)
+{
+	pthread_mutex_unlock(&nic.lock);
+}
+
+static void nic_atfork_child(void)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+
+	nic.lock = lock;
+	nic.wake = wake;
+	nic.started = false;
+	emu_list_init(&nic.qps);
+	emu_list_init(&nic.cqs);
+	nic.nrings = 0;
+	fabric_atfork_child();
+}
+
 /* called with nic.lock held */
 static int nic_start(void)
 {
@@ -369,6 +401,11 @@ static int nic_start(void)
 	ret = fabric_init();
 	if (ret)
 		return ret;
+	if (!nic.atfork) {
+		pthread_atfork(nic_atfork_prepare, nic_atfork_parent,
+			       nic_atfork_child);
+		nic.atfork = true;
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	ret = pthread_create(&t, &attr, nic_thread, NULL);
