@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		"  --dyn-bfregs=N          static: num_dyn_bfregs per context\n"
 		"                          (default 1024 = 512 ALLOC_WC pages)\n"
 		"  --uar-limit=N           HW UARs a context may hold (0 = no limit)\n"
+		"  --device-uars=N         HW UARs of the whole device (default: the\n"
+		"                          model's, 8192 or 16384)\n"
 		"  --trace[=FILE]          log every command (default: stderr)\n"
 		"  --stat-dir=DIR          keep attribution records in DIR\n"
 		"\n"
@@ -129,6 +131,7 @@ static int cmd_run(int argc, char **argv)
 		O_UPP,
 		O_DYN,
 		O_LIMIT,
+		O_DEVUARS,
 		O_TRACE,
 		O_STATDIR
 	};
@@ -141,6 +144,7 @@ static int cmd_run(int argc, char **argv)
 		{ "uars-per-page", required_argument, NULL, O_UPP },
 		{ "dyn-bfregs", required_argument, NULL, O_DYN },
 		{ "uar-limit", required_argument, NULL, O_LIMIT },
+		{ "device-uars", required_argument, NULL, O_DEVUARS },
 		{ "trace", optional_argument, NULL, O_TRACE },
 		{ "stat-dir", required_argument, NULL, O_STATDIR },
 		{ "help", no_argument, NULL, 'h' },
@@ -148,6 +152,7 @@ static int cmd_run(int argc, char **argv)
 	};
 	const struct emu_model *model = emu_model_default();
 	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
+	unsigned int devuars = 0;
 	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
 	const char *transport = "write";
 	char self[PATH_MAX];
@@ -202,6 +207,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case O_LIMIT:
 			limit = parse_uint("--uar-limit", optarg, 0, 1 << 20);
+			break;
+		case O_DEVUARS:
+			devuars = parse_uint("--device-uars", optarg, 1, 65000);
 			break;
 		case O_TRACE:
 			trace = optarg ? optarg : "stderr";
@@ -268,6 +276,12 @@ static int cmd_run(int argc, char **argv)
 	setenv("MLX5EMU_DYN_BFREGS", num, 1);
 	snprintf(num, sizeof(num), "%u", limit);
 	setenv("MLX5EMU_UAR_LIMIT", num, 1);
+	if (devuars) {
+		snprintf(num, sizeof(num), "%u", devuars);
+		setenv("MLX5EMU_DEVICE_UARS", num, 1);
+	} else {
+		unsetenv("MLX5EMU_DEVICE_UARS");
+	}
 	if (trace)
 		setenv("MLX5EMU_TRACE", trace, 1);
 	else

@@ -74,6 +74,12 @@ static void parse_env(void)
 	emu_cfg.dyn_bfregs =
 		env_uint("MLX5EMU_DYN_BFREGS", 1024, 0, EMU_MAX_BFREGS * 4);
 	emu_cfg.uar_limit = env_uint("MLX5EMU_UAR_LIMIT", 0, 0, 1 << 20);
+	/* the function's UARs (its BAR size), shared by all contexts */
+	emu_cfg.uar_id_end =
+		EMU_FIRST_UAR_ID +
+		env_uint("MLX5EMU_DEVICE_UARS",
+			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID, 1,
+			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID);
 
 	v = getenv("MLX5EMU_TRACE");
 	if (v && *v && strcmp(v, "0")) {
@@ -229,11 +235,11 @@ int emu_query_port(struct emu_device *dev, unsigned int port,
 /* n contiguous HW UAR indices, or 0 when the function's BAR is full */
 uint32_t emu_dev_alloc_uar_id(struct emu_device *dev, uint32_t n)
 {
-	uint32_t max = emu_cfg.model->max_uars, i, j, id = 0;
+	uint32_t max = emu_cfg.uar_id_end, i, j, id = 0;
 
 	pthread_mutex_lock(&dev->lock);
 	if (!dev->uar_used) {
-		dev->uar_used = calloc(max, 1);
+		dev->uar_used = calloc(emu_cfg.model->max_uars, 1);
 		if (!dev->uar_used)
 			goto out;
 	}

@@ -111,6 +111,7 @@ struct emu_config {
 	unsigned int uars_per_page; /* dynamic: 4 KB UARs per UAR object */
 	unsigned int dyn_bfregs; /* static: num_dyn_bfregs reported */
 	unsigned int uar_limit; /* HW UARs per context, 0 = no limit */
+	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
 	int trace_fd; /* -1: tracing off */
 	char stat_dir[PATH_MAX];
 };
@@ -480,6 +481,7 @@ void emu_nic_cq_destroy(struct emu_cq *cq);
 int emu_nic_qp_create(struct emu_qp *qp);
 void emu_nic_qp_modify(struct emu_qp *qp);
 void emu_nic_qp_destroy(struct emu_qp *qp);
+void emu_nic_mr_destroy(struct emu_mr *mr);
 /* extra lines of the process's attribution file */
 void emu_nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
 /* QPNs unique per emulated device across processes */

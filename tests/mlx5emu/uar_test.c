@@ -422,6 +422,65 @@ static void uar_limit(void **state)
 	free(st);
 }
 
+/*
+ * --device-uars=N: the function runs out of UARs for everybody. A second
+ * context cannot even get its first pages until the first one is closed.
+ */
+static void device_uars(void **state)
+{
+	unsigned int total = emu_test_env_uint("MLX5EMU_DEVICE_UARS", 0);
+	bool is_static = emu_test_static_mode();
+	unsigned int base = is_static ? 8 : 1, tds, i;
+	struct ibv_td_init_attr ta = {};
+	struct ibv_device **list;
+	struct ibv_context *other;
+	struct ibv_td *extra;
+	struct td_set s;
+
+	(void)state;
+	if (!total)
+		skip();
+	assert_true(total > base && (total - base) * 2 <= NTD);
+	tds = (total - base) * 2;
+	td_set_open(&s);
+	for (i = 0; i < tds; i++) {
+		s.td[i] = ibv_alloc_td(s.ctx, &ta);
+		assert_non_null(s.td[i]);
+	}
+	extra = ibv_alloc_td(s.ctx, &ta);
+	assert_null(extra);
+	assert_int_equal(errno, ENOMEM);
+
+	list = ibv_get_device_list(NULL);
+	assert_non_null(list);
+	errno = 0;
+	other = ibv_open_device(list[0]);
+	if (other) {
+		/* unpatched libmlx5 in dynamic mode opens without its doorbell
+		 * page (ibv_req_notify_cq would fault); the fork refuses */
+		assert_false(is_static);
+		print_message("second context opened without a doorbell UAR\n");
+		assert_int_equal(ibv_close_device(other), 0);
+	} else {
+		print_message("second context: %s\n", strerror(errno));
+		assert_int_equal(errno, ENOMEM);
+	}
+	for (i = 0; i < tds; i++)
+		assert_int_equal(ibv_dealloc_td(s.td[i]), 0);
+	td_set_free(&s, 0);
+
+	/* the device recovered: a new context gets every page again */
+	td_set_open(&s);
+	for (i = 0; i < tds; i++) {
+		s.td[i] = ibv_alloc_td(s.ctx, &ta);
+		assert_non_null(s.td[i]);
+	}
+	for (i = 0; i < tds; i++)
+		assert_int_equal(ibv_dealloc_td(s.td[i]), 0);
+	td_set_free(&s, 0);
+	ibv_free_device_list(list);
+}
+
 int main(int argc, char **argv)
 {
 	/* the fork's default sharing level is today's; keep it so */
@@ -433,6 +492,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(dynamic_pattern),
 		cmocka_unit_test(td_placement),
 		cmocka_unit_test(uar_limit),
+		cmocka_unit_test(device_uars),
 	};
 
 	if (argc > 1)
