@@ -565,6 +565,14 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 	pthread_mutex_unlock(&nic.lock);
 }
 
+void emu_nic_mr_destroy(struct emu_mr *mr)
+{
+	/* a WQE using it is finished once we hold the lock */
+	pthread_mutex_lock(&nic.lock);
+	nic.dev[mr->uobj.ctx->dev - emu_devices].mr_gen++;
+	pthread_mutex_unlock(&nic.lock);
+}
+
 void emu_nic_qp_destroy(struct emu_qp *qp)
 {
 	struct emu_nic_qp *q = qp->nic;

@@ -127,6 +127,14 @@ struct nic_dev {
 	const struct nic_dev_ops *ops;
 	void *priv;
 	uint16_t lid;
+	unsigned int mr_gen; /* bumped on every deregistration */
+};
+
+/* the last MR a QP used, valid while its gen is the device's */
+struct nic_mr_cache {
+	struct nic_mr mr;
+	unsigned int gen;
+	bool valid;
 };
 
 struct nic_cq {
@@ -191,6 +199,7 @@ struct nic_qp {
 	/* connection, from modify to RTR */
 	uint16_t dlid;
 	uint32_t dest_qpn;
+	struct nic_mr_cache lcache, rcache; /* translations, by lkey/rkey */
 	struct nic_qp *peer; /* fabric's cache of the local responder */
 	unsigned int peer_gen;
 
@@ -261,10 +270,10 @@ const struct nic_opcode *nic_opcode(uint8_t opcode);
 /* ---- mr.c --------------------------------------------------------- */
 
 /* Resolve [addr, addr+len) under key; returns 0 or an MLX5 syndrome. */
-int nic_mr_local(struct nic_dev *dev, uint32_t pdn, uint32_t lkey,
-		 uint64_t addr, uint32_t len, uint32_t access, uint8_t **va);
-int nic_mr_remote(struct nic_dev *dev, const struct nic_qp *qp, uint32_t rkey,
-		  uint64_t addr, uint32_t len, uint32_t access, uint8_t **va);
+int nic_mr_local(struct nic_qp *qp, uint32_t lkey, uint64_t addr, uint32_t len,
+		 uint32_t access, uint8_t **va);
+int nic_mr_remote(struct nic_qp *qp, uint32_t rkey, uint64_t addr, uint32_t len,
+		  uint32_t access, uint8_t **va);
 
 /* ---- responder.c -------------------------------------------------- */
 

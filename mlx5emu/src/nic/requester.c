@@ -48,9 +48,8 @@ static int req_map(struct nic_qp *qp, const struct nic_wqe *w,
 	int err;
 
 	for (i = 0; i < w->nsge; i++) {
-		err = nic_mr_local(qp->dev, qp->pdn, w->sge[i].lkey,
-				   w->sge[i].addr, w->sge[i].len, access,
-				   &iov[i].base);
+		err = nic_mr_local(qp, w->sge[i].lkey, w->sge[i].addr,
+				   w->sge[i].len, access, &iov[i].base);
 		if (err)
 			return err;
 		iov[i].len = w->sge[i].len;

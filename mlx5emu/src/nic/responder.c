@@ -64,9 +64,8 @@ static enum nic_ack resp_recv(struct nic_qp *qp, const struct nic_opcode *op,
 
 	err = nic_recv_wqe_parse(qp, qp->rq_ci, sge, &n);
 	for (i = 0; !err && i < n; i++) {
-		err = nic_mr_local(qp->dev, qp->pdn, sge[i].lkey, sge[i].addr,
-				   sge[i].len, NIC_ACCESS_LOCAL_WRITE,
-				   &dst[i].base);
+		err = nic_mr_local(qp, sge[i].lkey, sge[i].addr, sge[i].len,
+				   NIC_ACCESS_LOCAL_WRITE, &dst[i].base);
 		dst[i].len = sge[i].len;
 		room += sge[i].len;
 	}
@@ -113,8 +112,8 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	}
 
 	if (op->flags & NIC_OPF_RADDR) {
-		err = nic_mr_remote(qp->dev, qp, pkt->rkey, pkt->raddr,
-				    pkt->len, op->remote_access, &mem.base);
+		err = nic_mr_remote(qp, pkt->rkey, pkt->raddr, pkt->len,
+				    op->remote_access, &mem.base);
 		if (err) {
 			resp_fail(qp, 0, NIC_EVENT_QP_ACCESS_ERR);
 			return NIC_NAK_ACCESS;
