@@ -119,6 +119,8 @@ int emu_mr_destroy(struct emu_mr *mr)
 	if (dev->mrs.used == 1 && emu_table_get(&dev->mrs, 0) == dev)
 		emu_table_remove(&dev->mrs, 0);
 	pthread_mutex_unlock(&dev->lock);
+	/* the NIC drops cached translations and stops touching the memory */
+	emu_nic_mr_destroy(mr);
 	mr->pd->uobj.usecnt--;
 	free(mr);
 	return 0;

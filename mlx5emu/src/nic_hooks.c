@@ -33,6 +33,11 @@ __attribute__((weak)) void emu_nic_qp_destroy(struct emu_qp *qp)
 	(void)qp;
 }
 
+__attribute__((weak)) void emu_nic_mr_destroy(struct emu_mr *mr)
+{
+	(void)mr;
+}
+
 __attribute__((weak)) void emu_nic_stat_write(FILE *f, int pid,
 					      struct emu_context *ctx)
 {
@@ -48,8 +53,7 @@ __attribute__((weak)) bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
 	return true;
 }
 
-__attribute__((weak)) void emu_fabric_release_uar(unsigned int dev,
-						  uint32_t id)
+__attribute__((weak)) void emu_fabric_release_uar(unsigned int dev, uint32_t id)
 {
 	(void)dev;
 	(void)id;
