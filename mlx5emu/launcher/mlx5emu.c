@@ -56,6 +56,9 @@ static void usage(FILE *f)
 		"  --uar-limit=N           HW UARs a context may hold (0 = no limit)\n"
 		"  --device-uars=N         HW UARs of the whole device (default: the\n"
 		"                          model's, 8192 or 16384)\n"
+		"  --fabric=NAME           the fabric to join (default: inherited\n"
+		"                          MLX5EMU_FABRIC, else \"default\"); only\n"
+		"                          processes on one fabric see each other\n"
 		"  --trace[=FILE]          log every command (default: stderr)\n"
 		"  --stat-dir=DIR          keep attribution records in DIR\n"
 		"\n"
@@ -132,6 +135,7 @@ static int cmd_run(int argc, char **argv)
 		O_DYN,
 		O_LIMIT,
 		O_DEVUARS,
+		O_FABRIC,
 		O_TRACE,
 		O_STATDIR
 	};
@@ -145,6 +149,7 @@ static int cmd_run(int argc, char **argv)
 		{ "dyn-bfregs", required_argument, NULL, O_DYN },
 		{ "uar-limit", required_argument, NULL, O_LIMIT },
 		{ "device-uars", required_argument, NULL, O_DEVUARS },
+		{ "fabric", required_argument, NULL, O_FABRIC },
 		{ "trace", optional_argument, NULL, O_TRACE },
 		{ "stat-dir", required_argument, NULL, O_STATDIR },
 		{ "help", no_argument, NULL, 'h' },
@@ -154,7 +159,7 @@ static int cmd_run(int argc, char **argv)
 	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
 	unsigned int devuars = 0;
 	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
-	const char *transport = "write";
+	const char *transport = "write", *fabric = NULL;
 	char self[PATH_MAX];
 	ssize_t n;
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
@@ -210,6 +215,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case O_DEVUARS:
 			devuars = parse_uint("--device-uars", optarg, 1, 65000);
+			break;
+		case O_FABRIC:
+			fabric = optarg;
 			break;
 		case O_TRACE:
 			trace = optarg ? optarg : "stderr";
@@ -282,6 +290,8 @@ static int cmd_run(int argc, char **argv)
 	} else {
 		unsetenv("MLX5EMU_DEVICE_UARS");
 	}
+	if (fabric)
+		setenv("MLX5EMU_FABRIC", fabric, 1);
 	if (trace)
 		setenv("MLX5EMU_TRACE", trace, 1);
 	else

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <infiniband/mlx5dv.h>
@@ -485,6 +486,14 @@ int main(int argc, char **argv)
 {
 	/* the fork's default sharing level is today's; keep it so */
 	unsetenv("MLX5_UAR_SHARING");
+	/* HW UAR indices are device-wide across a fabric: use one of our
+	 * own so that concurrent runs do not take the pages we count */
+	if (!getenv("MLX5EMU_FABRIC")) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "uar-test.%d", getpid());
+		setenv("MLX5EMU_FABRIC", name, 1);
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(static_pages),
 		cmocka_unit_test(static_bfregs),
