@@ -200,6 +200,8 @@ struct post {
 	const void *inl;
 	uint32_t inl_len;
 	int force_ds; /* != 0: write this ds instead, < 0: ds 0 */
+	bool atomic;
+	uint64_t swap_add, compare;
 };
 
 static void post(struct env *e, int q, const struct post *p)
@@ -218,6 +220,13 @@ static void post(struct env *e, int q, const struct post *p)
 		memcpy(u, &a, 8);
 		v = htobe32(p->rkey);
 		memcpy(u + 8, &v, 4);
+		put_unit(qp, bb, k++, u);
+	}
+	if (p->atomic) {
+		uint64_t a = htobe64(p->swap_add), c = htobe64(p->compare);
+
+		memcpy(u, &a, 8);
+		memcpy(u + 8, &c, 8);
 		put_unit(qp, bb, k++, u);
 	}
 	if (p->inl) {
@@ -875,6 +884,58 @@ static void test_pipeline_rnr(void **state)
 	remote.on = false;
 }
 
+static void test_atomics(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *tgt = add_mr(e, 64, NIC_ACCESS_REMOTE_ATOMIC, 1);
+	struct nic_mr *res = add_mr(e, 64, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { res->iova, 8, res->lkey };
+	struct post p = {
+		.opcode = MLX5_OPCODE_ATOMIC_FA,
+		.signaled = true,
+		.raddr = tgt->iova + 8,
+		.rkey = tgt->rkey,
+		.sge = &s,
+		.nsge = 1,
+		.atomic = true,
+		.swap_add = 40,
+	};
+	struct mlx5_cqe64 *cqe;
+	uint64_t v;
+
+	e->qp[1].access |= NIC_ACCESS_REMOTE_ATOMIC;
+	v = htobe64(2);
+	memcpy(tgt->va + 8, &v, 8);
+	post(e, 0, &p);
+	p.opcode = MLX5_OPCODE_ATOMIC_CS; /* 42 -> 7 */
+	p.compare = 42;
+	p.swap_add = 7;
+	s.addr += 8;
+	post(e, 0, &p);
+	ring(e, 0);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 2);
+	memcpy(&v, res->va, 8);
+	assert_int_equal(be64toh(v), 2); /* old value, big endian */
+	memcpy(&v, res->va + 8, 8);
+	assert_int_equal(be64toh(v), 42);
+	memcpy(&v, tgt->va + 8, 8);
+	assert_int_equal(be64toh(v), 7);
+	cqe = poll(e, 0);
+	assert_non_null(cqe);
+	assert_int_equal(be32toh(cqe->byte_cnt), 8);
+	cqe = poll(e, 0);
+	assert_non_null(cqe);
+	/* misaligned: invalid request, target untouched */
+	p.raddr = tgt->iova + 4;
+	post(e, 0, &p);
+	ring(e, 0);
+	nic_sq_process(&e->qp[0], 64);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR,
+		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 2);
+	memcpy(&v, tgt->va + 8, 8);
+	assert_int_equal(be64toh(v), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -902,6 +963,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pipeline_rnr, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_atomics, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

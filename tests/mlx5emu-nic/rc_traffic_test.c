@@ -85,8 +85,9 @@ static int end_open(struct end *e)
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
-		.qp_access_flags =
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
 	if (!list || !list[0])
@@ -102,7 +103,8 @@ static int end_open(struct end *e)
 	memset(e->ro_buf, RO_FILL, RO_LEN);
 	e->rw = ibv_reg_mr(e->pd, e->rw_buf, RW_LEN,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ);
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
 	e->ro = ibv_reg_mr(e->pd, e->ro_buf, RO_LEN, IBV_ACCESS_REMOTE_READ);
 	if (!e->pd || !e->cq || !e->rw || !e->ro)
 		return -1;
@@ -447,6 +449,44 @@ static void test_read(void **state)
 	assert_int_equal(dst[63], RO_FILL);
 }
 
+/* fetch-and-add and compare-and-swap, big endian as on ConnectX */
+static void test_atomics(void **state)
+{
+	uint64_t *res = (uint64_t *)(local.rw_buf + 48000), expect;
+	struct ibv_sge sge = { (uintptr_t)res, 8, local.rw->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct {
+		enum ibv_wr_opcode op;
+		uint64_t add_or_cmp, swap, old;
+	} steps[] = {
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 5, 0, 0 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 7, 0, 5 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 12, 99, 12 }, /* swaps */
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 1, 2, 99 }, /* does not */
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 100 + i;
+		wr.opcode = steps[i].op;
+		wr.wr.atomic.remote_addr = remote.addr_rw + 60000;
+		wr.wr.atomic.rkey = remote.rkey_rw;
+		wr.wr.atomic.compare_add = steps[i].add_or_cmp;
+		wr.wr.atomic.swap = steps[i].swap;
+		*res = ~0ull;
+		post(&wr);
+		expect_wc(100 + i, IBV_WC_SUCCESS);
+		assert_int_equal(be64toh(*res), steps[i].old);
+	}
+	expect = htobe64(99);
+	assert_true(ask('C', 60000, 8).sum == fnv((uint8_t *)&expect, 8));
+}
+
 /* writing a read-only MR: REM_ACCESS_ERR, target untouched, flush after */
 static void test_remote_access_error(void **state)
 {
@@ -627,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_unsignaled_batches),
 		cmocka_unit_test(test_send_recv),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_atomics),
 		cmocka_unit_test(test_remote_access_error),
 		cmocka_unit_test(test_loopback_and_malformed),
 		cmocka_unit_test(test_fork_child),

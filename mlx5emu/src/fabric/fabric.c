@@ -53,6 +53,7 @@ struct fab_req {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+	uint64_t swap_add, compare;
 };
 
 struct fab_resp {
@@ -291,6 +292,8 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		.rkey = req->rkey,
 		.imm = req->imm,
 		.len = req->len,
+		.swap_add = req->swap_add,
+		.compare = req->compare,
 		.src = &src,
 		.nsrc = 1,
 	};
@@ -525,6 +528,8 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		.raddr = pkt->raddr,
 		.rkey = pkt->rkey,
 		.imm = pkt->imm,
+		.swap_add = pkt->swap_add,
+		.compare = pkt->compare,
 	};
 	struct fab_conn *c = peer_conn(slot);
 	uint8_t *p;

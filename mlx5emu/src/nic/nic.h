@@ -102,6 +102,7 @@ struct nic_pkt {
 	uint32_t rkey;
 	uint32_t imm;
 	uint32_t len;
+	uint64_t swap_add, compare; /* atomics, host order */
 	const struct nic_iov *src; /* payload, len bytes in all */
 	uint32_t nsrc;
 	struct nic_iov *dst; /* READ: where the data goes */
@@ -229,6 +230,7 @@ struct nic_wqe {
 	const struct nic_opcode *op;
 	uint64_t raddr;
 	uint32_t rkey;
+	uint64_t swap_add, compare; /* atomic segment, host order */
 	uint32_t len; /* payload bytes */
 	bool inl;
 	uint32_t nsge;
@@ -256,6 +258,7 @@ enum {
 	NIC_OPF_RECV = 1 << 4, /* consumes a receive WQE */
 	NIC_OPF_IMM = 1 << 5, /* carries immediate data */
 	NIC_OPF_INV = 1 << 6, /* carries an rkey to invalidate */
+	NIC_OPF_ATOMIC = 1 << 7, /* atomic segment after raddr, 8 bytes back */
 };
 
 struct nic_opcode {

@@ -45,6 +45,19 @@ static const struct nic_opcode nic_opcodes[256] = {
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ,
 		.remote_access = NIC_ACCESS_REMOTE_READ,
 	},
+	/* 64-bit, big endian in remote memory and in the reply, as mlx5 */
+	[MLX5_OPCODE_ATOMIC_CS] = {
+		.name = "ATOMIC_CS",
+		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ |
+			 NIC_OPF_ATOMIC,
+		.remote_access = NIC_ACCESS_REMOTE_ATOMIC,
+	},
+	[MLX5_OPCODE_ATOMIC_FA] = {
+		.name = "ATOMIC_FA",
+		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ |
+			 NIC_OPF_ATOMIC,
+		.remote_access = NIC_ACCESS_REMOTE_ATOMIC,
+	},
 };
 
 const struct nic_opcode *nic_opcode(uint8_t opcode)

@@ -78,6 +78,8 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		.rkey = w->rkey,
 		.imm = w->imm,
 		.len = w->len,
+		.swap_add = w->swap_add,
+		.compare = w->compare,
 	};
 	int err;
 

@@ -35,6 +35,31 @@ void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
 	}
 }
 
+/*
+ * An atomic on 8 aligned bytes that other QPs and the host may touch at
+ * the same time; ConnectX treats them as big endian and returns the old
+ * value as it was in memory.
+ */
+static uint64_t nic_atomic(const struct nic_pkt *pkt, uint64_t *p)
+{
+	uint64_t old, val;
+
+	if (pkt->opcode == MLX5_OPCODE_ATOMIC_CS) {
+		/* on a mismatch, old is updated to what memory holds */
+		old = htobe64(pkt->compare);
+		__atomic_compare_exchange_n(p, &old, htobe64(pkt->swap_add),
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		return old;
+	}
+	old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	do
+		val = htobe64(be64toh(old) + pkt->swap_add);
+	while (!__atomic_compare_exchange_n(
+		p, &old, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	return old;
+}
+
 /* The responder side of an error: CQE, ERR state, async event. */
 static void resp_fail(struct nic_qp *qp, uint8_t syndrome, int event)
 {
@@ -118,6 +143,11 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 			resp_fail(qp, 0, NIC_EVENT_QP_ACCESS_ERR);
 			return NIC_NAK_ACCESS;
 		}
+		if ((op->flags & NIC_OPF_ATOMIC) &&
+		    (pkt->len != 8 || (pkt->raddr & 7))) {
+			resp_fail(qp, 0, NIC_EVENT_QP_REQ_ERR);
+			return NIC_NAK_INVAL;
+		}
 		mem.len = pkt->len;
 	}
 
@@ -126,6 +156,11 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 		if (ack != NIC_ACK)
 			return ack;
 		nic_iov_copy(rdst, nrdst, pkt->src, pkt->nsrc, pkt->len);
+	} else if (op->flags & NIC_OPF_ATOMIC) {
+		uint64_t old = nic_atomic(pkt, (uint64_t *)mem.base);
+		struct nic_iov res = { (uint8_t *)&old, 8 };
+
+		nic_iov_copy(pkt->dst, pkt->ndst, &res, 1, 8);
 	} else if (op->flags & NIC_OPF_READ) {
 		nic_iov_copy(pkt->dst, pkt->ndst, &mem, 1, pkt->len);
 	} else if (pkt->len) {

@@ -97,6 +97,16 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 		w->raddr = rd64(r);
 		w->rkey = rd32(r + 8);
 	}
+	w->swap_add = w->compare = 0;
+	if (w->op->flags & NIC_OPF_ATOMIC) {
+		const uint8_t *a;
+
+		if (k >= ds)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		a = sq_unit(qp, bb, k++);
+		w->swap_add = rd64(a);
+		w->compare = rd64(a + 8);
+	}
 
 	for (; k < ds; k++) {
 		const uint8_t *d = sq_unit(qp, bb, k);
@@ -127,6 +137,8 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 	if (!(w->op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)) && total)
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 	if (total > (1u << 31))
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	if ((w->op->flags & NIC_OPF_ATOMIC) && total != 8)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	w->len = total;
 	return 0;
