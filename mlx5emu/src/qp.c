@@ -101,30 +101,83 @@ static const struct qp_transition rc_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
 	},
 };
 
-static bool modify_is_ok(enum emu_qp_state cur, enum emu_qp_state next,
-			 uint32_t mask)
+static const char *const state_names[] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+static const char *state_name(unsigned int state)
+{
+	return state <= EMU_QPS_ERR ? state_names[state] : "?";
+}
+
+/*
+ * NULL if the transition is allowed with these attributes, else why not;
+ * *missing and *extra get the offending attribute bits for --trace.
+ */
+static const char *transition_error(enum emu_qp_state cur,
+				    enum emu_qp_state next, uint32_t mask,
+				    uint32_t *missing, uint32_t *extra)
 {
 	const struct qp_transition *t;
+	uint32_t allowed = QP_STATE;
 
+	*missing = *extra = 0;
 	if (cur > EMU_QPS_ERR || next > EMU_QPS_ERR)
-		return false;
+		return "no such state";
 	if ((mask & QP_CUR_STATE) && cur != EMU_QPS_RTR && cur != EMU_QPS_RTS &&
 	    cur != EMU_QPS_SQD && cur != EMU_QPS_SQE)
-		return false;
+		return "CUR_STATE is only for RTR, RTS, SQD and SQE";
 	/* any state may go to RESET or ERR with nothing but the state */
-	if (next == EMU_QPS_RESET || next == EMU_QPS_ERR)
-		return !(mask & ~QP_STATE);
-	t = &rc_table[cur][next];
-	if (!t->valid)
-		return false;
-	if ((mask & t->req) != t->req)
-		return false;
-	return !(mask & ~(t->req | t->opt | QP_STATE));
+	if (next != EMU_QPS_RESET && next != EMU_QPS_ERR) {
+		t = &rc_table[cur][next];
+		if (!t->valid)
+			return "not a transition";
+		*missing = t->req & ~mask;
+		allowed |= t->req | t->opt;
+	}
+	*extra = mask & ~allowed;
+	if (*missing)
+		return "required attributes missing";
+	if (*extra)
+		return "attributes not allowed in this transition";
+	return NULL;
 }
 
 static bool port_valid(uint8_t port)
 {
 	return port >= 1 && port <= emu_cfg.nports;
+}
+
+/* the port and state checks of uverbs modify_qp(); may add QP_PORT */
+static const char *uverbs_check(const struct emu_qp *qp,
+				struct ib_uverbs_modify_qp *cmd, uint32_t *mask)
+{
+	if (((*mask & QP_CUR_STATE) && cmd->cur_qp_state > EMU_QPS_ERR) ||
+	    ((*mask & QP_STATE) && cmd->qp_state > EMU_QPS_ERR))
+		return "no such state";
+	if ((*mask & QP_PORT) && !port_valid(cmd->port_num))
+		return "no such port";
+	if ((*mask & QP_ALT_PATH) &&
+	    (!port_valid(cmd->alt_port_num) ||
+	     !port_valid(cmd->alt_dest.port_num) ||
+	     cmd->alt_port_num != cmd->alt_dest.port_num))
+		return "bad alternate path port";
+	if (!(*mask & QP_AV))
+		return NULL;
+	if (!port_valid(cmd->dest.port_num))
+		return "no such port in the address vector";
+	if ((*mask & QP_STATE) && cmd->qp_state == EMU_QPS_RTR) {
+		/* INIT->RTR: the AV's port is the one set at INIT */
+		if (cmd->dest.port_num != qp->port)
+			return "address vector port differs from the QP's port";
+		return NULL;
+	}
+	/* SQD->SQD: the AV moves the primary port */
+	if ((*mask & QP_PORT) && cmd->port_num != cmd->dest.port_num)
+		return "PORT and address vector port differ";
+	*mask |= QP_PORT;
+	cmd->port_num = cmd->dest.port_num;
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -324,9 +377,10 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 {
 	const struct emu_model *m = emu_cfg.model;
 	struct ib_uverbs_modify_qp cmd;
+	uint32_t mask, missing, extra;
 	enum emu_qp_state cur, next;
 	struct emu_qp *qp;
-	uint32_t mask;
+	const char *why;
 
 	memcpy(&cmd, c->req, sizeof(cmd)); /* ex: base comes first */
 	if (c->ex) {
@@ -342,37 +396,26 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	/* uverbs modify_qp() */
 	if (mask & ~QP_ATTR_ALL)
 		return -EOPNOTSUPP;
-	if (((mask & QP_CUR_STATE) && cmd.cur_qp_state > EMU_QPS_ERR) ||
-	    ((mask & QP_STATE) && cmd.qp_state > EMU_QPS_ERR))
-		return -EINVAL;
-	if ((mask & QP_PORT) && !port_valid(cmd.port_num))
-		return -EINVAL;
-	if (mask & QP_AV) {
-		if (!port_valid(cmd.dest.port_num))
-			return -EINVAL;
-		if ((mask & QP_STATE) && cmd.qp_state == EMU_QPS_RTR) {
-			if (cmd.dest.port_num != qp->port)
-				return -EINVAL;
-		} else {
-			if ((mask & QP_PORT) &&
-			    cmd.port_num != cmd.dest.port_num)
-				return -EINVAL;
-			mask |= QP_PORT;
-			cmd.port_num = cmd.dest.port_num;
-		}
-	}
-	if ((mask & QP_ALT_PATH) && (!port_valid(cmd.alt_port_num) ||
-				     !port_valid(cmd.alt_dest.port_num) ||
-				     cmd.alt_port_num != cmd.alt_dest.port_num))
-		return -EINVAL;
 	if (mask & QP_RATE_LIMIT)
 		return -EOPNOTSUPP; /* no packet pacing */
+	why = uverbs_check(qp, &cmd, &mask);
+	if (why) {
+		emu_trace("ctx%u MODIFY_QP qpn=0x%x mask=0x%x: %s", ctx->id,
+			  qp->qpn, mask, why);
+		return -EINVAL;
+	}
 
 	/* mlx5_ib_modify_qp() */
 	cur = (mask & QP_CUR_STATE) ? cmd.cur_qp_state : qp->state;
 	next = (mask & QP_STATE) ? cmd.qp_state : cur;
-	if (!modify_is_ok(cur, next, mask))
+	why = transition_error(cur, next, mask, &missing, &extra);
+	if (why) {
+		emu_trace(
+			"ctx%u MODIFY_QP qpn=0x%x %s->%s mask=0x%x: %s (missing 0x%x, not allowed 0x%x)",
+			ctx->id, qp->qpn, state_name(cur), state_name(next),
+			mask, why, missing, extra);
 		return -EINVAL;
+	}
 	if ((mask & QP_PKEY_INDEX) && cmd.pkey_index >= 1)
 		return -EINVAL;
 	if ((mask & QP_MAX_QP_RD_ATOMIC) &&
@@ -422,6 +465,8 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	 * To RESET the NIC must stop producing CQEs for this QP before we
 	 * return: libmlx5 cleans the CQ right after.
 	 */
+	emu_trace("ctx%u MODIFY_QP qpn=0x%x %s->%s mask=0x%x", ctx->id, qp->qpn,
+		  state_name(qp->state), state_name(next), mask);
 	qp->state = next;
 	emu_nic_qp_modify(qp);
 	if (c->ex && c->resp) {
