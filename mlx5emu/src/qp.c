@@ -214,14 +214,20 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		memcpy(&r, &req->user_handle,
 		       sizeof(*req) - offsetof(typeof(*req), user_handle));
 	}
-	if (r.qp_type != EMU_QPT_RC)
-		return -EOPNOTSUPP; /* UD, UC, XRC, raw: not yet */
+	if (r.qp_type != EMU_QPT_RC) {
+		/* UD, UC, XRC, raw: not yet */
+		emu_trace("ctx%u CREATE_QP: QP type %u is not supported",
+			  ctx->id, r.qp_type);
+		return -EOPNOTSUPP;
+	}
 	if (r.is_srq)
 		return -EINVAL; /* no SRQ handle can exist */
 	if (r.max_send_wr > (1U << m->log_max_qp_sz) ||
 	    r.max_recv_wr > (1U << m->log_max_qp_sz) ||
-	    r.max_send_sge > m->max_sge || r.max_recv_sge > m->max_sge)
+	    r.max_send_sge > m->max_sge || r.max_recv_sge > m->max_sge) {
+		emu_trace("ctx%u CREATE_QP: caps beyond the device's", ctx->id);
 		return -EINVAL;
+	}
 	if (c->drv_req_len < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
 		return -EINVAL;
 	memcpy(&ucmd, c->drv_req,
@@ -242,8 +248,11 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	    ucmd.rq_wqe_shift > 31)
 		return -EINVAL;
 	/* get_qp_user_index(): uidx iff cqe_version 1 */
-	if (!!ctx->cqe_version ^ (ucmd.uidx != EMU_DEFAULT_UIDX))
+	if (!!ctx->cqe_version ^ (ucmd.uidx != EMU_DEFAULT_UIDX)) {
+		emu_trace("ctx%u CREATE_QP: uidx 0x%x with cqe_version %u",
+			  ctx->id, ucmd.uidx, ctx->cqe_version);
 		return -EINVAL;
+	}
 	if (ucmd.ece_options)
 		return -EOPNOTSUPP; /* ECE is not advertised */
 
@@ -276,8 +285,12 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	qp->state = EMU_QPS_RESET;
 
 	ret = emu_uar_bind_qp(ctx, qp);
-	if (ret)
+	if (ret) {
+		emu_trace(
+			"ctx%u CREATE_QP: no UAR for flags 0x%x bfreg_index 0x%x",
+			ctx->id, ucmd.flags, ucmd.bfreg_index);
 		goto err_free;
+	}
 	pthread_mutex_lock(&dev->lock);
 	ret = emu_table_alloc(&dev->qps, qp, &index);
 	if (!ret && index + emu_fabric_qpn_base() > 0xffffff) {
