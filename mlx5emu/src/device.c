@@ -198,8 +198,7 @@ void emu_fill_query_device(struct emu_device *dev,
 	r->max_qp_rd_atom = 1U << m->log_max_ra_res_qp;
 	r->max_qp_init_rd_atom = 1U << m->log_max_ra_req_qp;
 	r->max_res_rd_atom = r->max_qp_rd_atom * r->max_qp;
-	/* the NIC does not execute atomics yet; advertising keeps UCX's RC
-	 * access flags (REMOTE_ATOMIC) acceptable */
+	/* the NIC executes CAS and FADD on big-endian values, as ConnectX */
 	r->atomic_cap = EMU_ATOMIC_HCA;
 	r->max_pkeys = 1;
 	r->local_ca_ack_delay = 16;
