@@ -424,6 +424,63 @@ static void uar_limit(void **state)
 }
 
 /*
+ * The other rows of the README's table: in static mode a limit below the
+ * static pages fails ibv_open_device; in dynamic mode plain QPs need BF
+ * UAR objects too, two QPs per page.
+ */
+static void uar_limit_open_qp(void **state)
+{
+	unsigned int limit = emu_test_env_uint("MLX5EMU_UAR_LIMIT", 0);
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct emu_test_stat *st;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_qp *qp[3];
+	struct td_set s;
+	unsigned int i;
+
+	(void)state;
+	if (!limit)
+		skip();
+	if (emu_test_static_mode()) {
+		assert_true(limit < 8);
+		list = ibv_get_device_list(NULL);
+		assert_non_null(list);
+		errno = 0;
+		ctx = ibv_open_device(list[0]);
+		assert_null(ctx);
+		assert_int_equal(errno, ENOMEM);
+		ibv_free_device_list(list);
+		return;
+	}
+	/* NC page + one BF page: the third plain QP needs a second one */
+	assert_int_equal(limit, 2);
+	st = malloc(sizeof(*st));
+	assert_non_null(st);
+	td_set_open(&s);
+	qa.send_cq = qa.recv_cq = s.cq;
+	for (i = 0; i < 2; i++) {
+		qp[i] = ibv_create_qp(s.pd, &qa);
+		assert_non_null(qp[i]);
+	}
+	qp[2] = ibv_create_qp(s.pd, &qa);
+	assert_null(qp[2]);
+	assert_int_equal(errno, ENOMEM);
+	emu_test_read_stat(st);
+	assert_string_equal(st->last_refused, "uar_obj_alloc:ENOMEM");
+	for (i = 0; i < 2; i++)
+		assert_int_equal(ibv_destroy_qp(qp[i]), 0);
+	free(st);
+	td_set_free(&s, 0);
+}
+
+/*
  * --device-uars=N: the function runs out of UARs for everybody. A second
  * context cannot even get its first pages until the first one is closed.
  */
@@ -502,6 +559,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(td_placement),
 		cmocka_unit_test(uar_limit),
 		cmocka_unit_test(device_uars),
+		cmocka_unit_test(uar_limit_open_qp),
 	};
 
 	if (argc > 1)
