@@ -123,6 +123,10 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 		goto err_cqn;
 	}
 
+	emu_trace(
+		"ctx%u CREATE_CQ cqn=0x%x ncqe=%u cqe_size=%u uar page_id=0x%x%s",
+		ctx->id, cq->cqn, cq->ncqe, cq->cqe_size, cq->uar->page_id,
+		cq->channel ? " with channel" : "");
 	resp.base.cq_handle = cq->uobj.handle;
 	resp.base.cqe = cq->ncqe - 1;
 	resp.response_length = c->resp_len;

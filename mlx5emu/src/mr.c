@@ -93,6 +93,11 @@ int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	if (ret)
 		goto err_key;
 	pd->uobj.usecnt++;
+	emu_trace(
+		"ctx%u REG_MR 0x%llx+0x%llx iova 0x%llx access 0x%x -> key 0x%x",
+		ctx->id, (unsigned long long)mr->start,
+		(unsigned long long)mr->length, (unsigned long long)mr->iova,
+		access, mr->lkey);
 	resp.mr_handle = mr->uobj.handle;
 	resp.lkey = mr->lkey;
 	resp.rkey = mr->rkey;
