@@ -132,6 +132,7 @@ static int setup(void **state)
 		qp->pdn = 1;
 		qp->state = NIC_QPS_RTS;
 		qp->timeout = 1; /* 8 us of transport retries */
+		qp->rnr_retry = 7; /* forever */
 		qp->access = NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ;
 		qp->sq_bbs = 8;
 		qp->sq = aligned_alloc(64, 8 * 64);
@@ -936,6 +937,34 @@ static void test_atomics(void **state)
 	assert_int_equal(be64toh(v), 7);
 }
 
+/* rnr_retry 1: one more try after the RNR timer, then RNR_RETRY_EXC */
+static void test_rnr_retry_exceeded(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 64, 0, 1);
+	struct nic_sge s = { src->iova, 8, src->lkey };
+	struct post p = {
+		.opcode = MLX5_OPCODE_SEND,
+		.signaled = true,
+		.sge = &s,
+		.nsge = 1,
+	};
+	unsigned int spins = 0;
+
+	e->qp[0].rnr_retry = 1;
+	post(e, 0, &p);
+	ring(e, 0);
+	nic_sq_process(&e->qp[0], 64);
+	assert_int_equal(e->qp[0].state, NIC_QPS_RTS);
+	assert_true(e->qp[0].hold_until != 0);
+	/* held for the timer: nothing goes out meanwhile */
+	while (e->qp[0].state == NIC_QPS_RTS && ++spins < 100000000)
+		nic_sq_process(&e->qp[0], 64);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
+		   0);
+	assert_int_equal(e->qp[0].rnr_waits, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -964,6 +993,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipeline_rnr, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_atomics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rnr_retry_exceeded, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

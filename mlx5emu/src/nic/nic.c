@@ -540,6 +540,9 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 		nq->timeout = qp->timeout;
 		nq->retry_cnt = qp->retry_cnt;
 		nq->retry_until = 0;
+		nq->rnr_retry = qp->rnr_retry;
+		nq->rnr_count = 0;
+		nq->hold_until = 0;
 		nq->sq_sent = nq->sq_ci;
 	}
 	switch (qp->state) {

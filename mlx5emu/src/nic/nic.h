@@ -33,6 +33,7 @@
 #define NIC_WINDOW 64 /* WQEs a requester keeps in flight */
 #define NIC_WINDOW_BYTES (64 * 1024) /* and bytes, below socket buffers */
 #define NIC_PSN_MASK 0xffffff
+#define NIC_RNR_DELAY_NS 640000 /* min_rnr_timer 12, what most apps set */
 
 /* access flags, numerically those of enum ibv_access_flags */
 enum {
@@ -85,6 +86,7 @@ enum nic_ack {
 	NIC_NAK_OP, /* remote operational error */
 	NIC_NAK_NOQP, /* the peer is gone: transport retries exhausted */
 	NIC_NAK_RETRY, /* no QP ready to answer: retry until the timeout */
+	NIC_NAK_RNR_EXC, /* rnr_retry used up */
 	NIC_STALL, /* responder's CQ is full: retry later */
 	NIC_NAK_SEQ, /* PSN out of sequence: dropped, not executed */
 	NIC_PENDING, /* sent to another process: the answer comes later */
@@ -182,6 +184,9 @@ struct nic_qp {
 	uint32_t epoch; /* bumped on every go-back: stale answers drop */
 	uint8_t timeout, retry_cnt; /* from modify to RTS */
 	uint64_t retry_until; /* CLOCK_MONOTONIC ns, 0: not retrying */
+	uint8_t rnr_retry; /* 7: forever */
+	uint8_t rnr_count; /* RNR NAKs for the oldest WQE */
+	uint64_t hold_until; /* RNR timer: send nothing before, 0: none */
 	uint32_t fl_head, fl_tail;
 	uint32_t fl_bytes;
 	struct nic_flight {

@@ -12,6 +12,14 @@
 
 #include "nic.h"
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static uint8_t ack_syndrome(enum nic_ack ack)
 {
 	switch (ack) {
@@ -21,6 +29,8 @@ static uint8_t ack_syndrome(enum nic_ack ack)
 		return MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
 	case NIC_NAK_OP:
 		return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+	case NIC_NAK_RNR_EXC:
+		return MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
 	default:
 		return MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 	}
@@ -126,6 +136,12 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 	unsigned int sent = 0, pending = 0;
 	struct nic_wqe w;
 
+	if (qp->hold_until) {
+		if (now_ns() < qp->hold_until)
+			return 0;
+		qp->hold_until = 0;
+	}
+
 	while (qp->sq_sent != pi && sent < budget) {
 		uint16_t avail = pi - qp->sq_sent;
 		struct nic_flight *f;
@@ -173,13 +189,11 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
  */
 static bool retry_expired(struct nic_qp *qp)
 {
-	struct timespec ts;
 	uint64_t now;
 
 	if (!qp->timeout)
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	now = now_ns();
 	if (!qp->retry_until) {
 		unsigned int shift = qp->timeout < 31 ? qp->timeout : 31;
 
@@ -203,6 +217,13 @@ static unsigned int req_complete(struct nic_qp *qp)
 			break;
 		if (f->ack == NIC_NAK_RETRY && retry_expired(qp))
 			f->ack = NIC_NAK_NOQP;
+		/* a finite rnr_retry waits the RNR timer between tries */
+		if (f->ack == NIC_NAK_RNR && qp->rnr_retry < 7) {
+			if (++qp->rnr_count > qp->rnr_retry)
+				f->ack = NIC_NAK_RNR_EXC;
+			else
+				qp->hold_until = now_ns() + NIC_RNR_DELAY_NS;
+		}
 		if (f->ack == NIC_NAK_RETRY || f->ack == NIC_NAK_RNR ||
 		    f->ack == NIC_STALL) {
 			/*
@@ -230,6 +251,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 			break;
 		if (err) {
 			qp->retry_until = 0;
+			qp->rnr_count = 0;
 			/* the failing WQE completes even when unsignaled */
 			req_cqe(qp, f->idx, f->opcode, err, 0);
 			qp->sq_ci += f->nbb;
@@ -246,6 +268,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 					0);
 		qp->sq_ci += f->nbb;
 		qp->retry_until = 0;
+		qp->rnr_count = 0;
 		qp->fl_head++;
 		qp->fl_bytes -= f->len;
 		qp->wqes++;
@@ -380,5 +403,7 @@ void nic_qp_reset(struct nic_qp *qp)
 	qp->fl_head = qp->fl_tail = 0;
 	qp->fl_bytes = 0;
 	qp->retry_until = 0;
+	qp->rnr_count = 0;
+	qp->hold_until = 0;
 	qp->epoch++;
 }
