@@ -387,6 +387,9 @@ static void print_human(const char *line)
 		       field(line, "tot_bfregs", e, sizeof(e)),
 		       field(line, "static_pages", f, sizeof(f)),
 		       field(line, "num_dyn_bfregs", g, sizeof(g)));
+		if (strcmp(field(line, "refused", a, sizeof(a)), "0") && *a)
+			printf("    %s UAR requests refused, the last: %s\n", a,
+			       field(line, "last_refused", b, sizeof(b)));
 	} else if (!strncmp(line, "page ", 5)) {
 		printf("    page %-8s %-8s via %-14s index %-4s mapped %s qps %s cqs %s%s\n",
 		       field(line, "page_id", a, sizeof(a)),
