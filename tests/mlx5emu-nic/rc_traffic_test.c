@@ -122,6 +122,7 @@ static void end_info(struct end *e, struct info *i)
 	struct ibv_port_attr pa;
 
 	ibv_query_port(e->ctx, 1, &pa);
+	memset(i, 0, sizeof(*i)); /* padding goes over the socket too */
 	i->qpn = e->qp->qp_num;
 	i->lid = pa.lid;
 	i->rkey_rw = e->rw->rkey;
@@ -555,7 +556,7 @@ static void end_close(struct end *e)
 /* write one control segment at SQ index 0 and ring SND_DBR directly */
 static void forge(struct end *e, uint8_t opcode, uint8_t ds, uint32_t nbb)
 {
-	struct mlx5dv_qp dq;
+	struct mlx5dv_qp dq = {}; /* comp_mask is an input */
 	struct mlx5dv_obj obj = { .qp = { .in = e->qp, .out = &dq } };
 	struct mlx5_wqe_ctrl_seg *ctrl;
 
