@@ -6,10 +6,12 @@
  *   wqe.c        parse send and receive WQEs out of the rings (wrap, checks)
  *   opcode.c     what each mlx5 send opcode means, as a table
  *   mr.c         lkey/rkey, PD, access and bounds checks
- *   requester.c  walk the SQ up to SND_DBR, execute, error and flush
+ *   requester.c  walk the SQ up to SND_DBR, transmit, retire in order,
+ *                retries, error and flush
  *   responder.c  execute an incoming request against the RQ and MRs
  *   completer.c  write CQEs, CQ arming, completion events
- *   nic.c        the NIC thread: doorbell watching and idle back-off
+ *   nic.c        the NIC thread: doorbell watching and idle back-off,
+ *                glue to the emulated device's objects
  *
  * This header is the only interface: it sees plain memory (the rings as
  * the application mapped them) plus callbacks into the emulated device,

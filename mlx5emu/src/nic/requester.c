@@ -4,6 +4,11 @@
  * in order, and retire it through the completer. The SQ buffer and the
  * doorbell record are the only truth; BlueFlame copies are never read.
  *
+ * Transmitted WQEs wait in a window (qp->fl) for their answer: at once
+ * from a peer in this process, later from another process. They retire in
+ * order; an RNR or "nobody there" answer goes back to that WQE and sends
+ * it again in a new epoch, as RC go-back-N does.
+ *
  * Errors follow the IBA/mlx5 rules: the failing WQE gets an error CQE even
  * when unsignaled, the QP enters ERR, and everything posted after it (send
  * and receive) completes with WR_FLUSH_ERR.
