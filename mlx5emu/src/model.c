@@ -4,6 +4,19 @@
 
 #include "model.h"
 
+/* What every model shares: a 4X link and the same queue and key limits */
+#define EMU_MODEL_COMMON_LIMITS \
+	.active_width = 2, \
+	.log_max_qp = 18, \
+	.log_max_qp_sz = 15, \
+	.log_max_cq = 24, \
+	.log_max_cq_sz = 22, \
+	.log_max_mkey = 24, \
+	.log_max_pd = 23, \
+	.log_max_ra_res_qp = 4, \
+	.log_max_ra_req_qp = 4, \
+	.max_sge = 30
+
 static const struct emu_model models[] = {
 	{
 		.name = "cx4",
@@ -16,18 +29,9 @@ static const struct emu_model models[] = {
 		.fw_minor = 28,
 		.fw_sub = 2006,
 		.active_speed = 32,
-		.active_width = 2,
 		.rate = "100 Gb/sec (4X EDR)",
-		.log_max_qp = 18,
-		.log_max_qp_sz = 15,
-		.log_max_cq = 24,
-		.log_max_cq_sz = 22,
-		.log_max_mkey = 24,
-		.log_max_pd = 23,
-		.log_max_ra_res_qp = 4,
-		.log_max_ra_req_qp = 4,
+		EMU_MODEL_COMMON_LIMITS,
 		.max_uars = 8192,
-		.max_sge = 30,
 	},
 	{
 		.name = "cx5",
@@ -40,18 +44,9 @@ static const struct emu_model models[] = {
 		.fw_minor = 35,
 		.fw_sub = 2000,
 		.active_speed = 32,
-		.active_width = 2,
 		.rate = "100 Gb/sec (4X EDR)",
-		.log_max_qp = 18,
-		.log_max_qp_sz = 15,
-		.log_max_cq = 24,
-		.log_max_cq_sz = 22,
-		.log_max_mkey = 24,
-		.log_max_pd = 23,
-		.log_max_ra_res_qp = 4,
-		.log_max_ra_req_qp = 4,
+		EMU_MODEL_COMMON_LIMITS,
 		.max_uars = 8192,
-		.max_sge = 30,
 	},
 	{
 		.name = "cx6",
@@ -64,18 +59,9 @@ static const struct emu_model models[] = {
 		.fw_minor = 39,
 		.fw_sub = 1002,
 		.active_speed = 64,
-		.active_width = 2,
 		.rate = "200 Gb/sec (4X HDR)",
-		.log_max_qp = 18,
-		.log_max_qp_sz = 15,
-		.log_max_cq = 24,
-		.log_max_cq_sz = 22,
-		.log_max_mkey = 24,
-		.log_max_pd = 23,
-		.log_max_ra_res_qp = 4,
-		.log_max_ra_req_qp = 4,
+		EMU_MODEL_COMMON_LIMITS,
 		.max_uars = 16384,
-		.max_sge = 30,
 	},
 };
 
