@@ -101,6 +101,40 @@ static void uhw_done(const struct attrs *at)
 
 #define BIT(n) (1U << (n))
 
+/* FD and object handle outputs go into the attribute itself */
+static void put_in_attr(struct ib_uverbs_attr *a, uint64_t val)
+{
+	a->data = val;
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+}
+
+/*
+ * The object a DESTROY method names in handle_id, with resp_id (when >= 0)
+ * the mandatory attribute its response goes to; NULL and *err on failure.
+ */
+static void *get_destroy_obj(struct emu_context *ctx,
+			     struct ib_uverbs_ioctl_hdr *hdr,
+			     unsigned int handle_id, int resp_id,
+			     enum emu_obj_type type, struct attrs *at, int *err)
+{
+	uint32_t known = BIT(handle_id);
+	void *obj;
+
+	if (resp_id >= 0)
+		known |= BIT(resp_id);
+	*err = get_attrs(hdr, known, at);
+	if (*err)
+		return NULL;
+	if (!at->a[handle_id] || (resp_id >= 0 && !at->a[resp_id])) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	obj = emu_uobj_get(ctx, at->a[handle_id]->data, type);
+	if (!obj)
+		*err = -ENOENT;
+	return obj;
+}
+
 static int get_context(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 {
 	uint32_t nvec = EMU_NUM_COMP_VECTORS;
@@ -144,8 +178,7 @@ static int async_event_alloc(struct emu_context *ctx,
 	if (!ctx->async)
 		return -EMFILE;
 	emu_event_file_get(ctx->async);
-	a->data = fd; /* FD out: into the attribute itself */
-	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	put_in_attr(a, fd);
 	return 0;
 }
 
@@ -181,14 +214,9 @@ static int destroy_simple(struct emu_context *ctx,
 	struct attrs at;
 	int ret;
 
-	ret = get_attrs(hdr, BIT(0), &at);
-	if (ret)
-		return ret;
-	if (!at.a[0])
-		return -EINVAL;
-	u = emu_uobj_get(ctx, at.a[0]->data, type);
+	u = get_destroy_obj(ctx, hdr, 0, -1, type, &at, &ret);
 	if (!u)
-		return -ENOENT;
+		return ret;
 	if (type == EMU_OBJ_PD)
 		return emu_pd_destroy(container_of(u, struct emu_pd, uobj));
 	return emu_mr_destroy(container_of(u, struct emu_mr, uobj));
@@ -243,8 +271,7 @@ static int cq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	if (ret)
 		return ret;
 	uhw_done(&at);
-	handle->data = resp.base.cq_handle;
-	handle->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	put_in_attr(handle, resp.base.cq_handle);
 	return put_out(at.a[UVERBS_ATTR_CREATE_CQ_RESP_CQE], &resp.base.cqe,
 		       sizeof(resp.base.cqe));
 }
@@ -256,19 +283,11 @@ static int cq_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	struct emu_cq *cq;
 	int ret;
 
-	ret = get_attrs(hdr,
-			BIT(UVERBS_ATTR_DESTROY_CQ_HANDLE) |
-				BIT(UVERBS_ATTR_DESTROY_CQ_RESP),
-			&at);
-	if (ret)
-		return ret;
-	if (!at.a[UVERBS_ATTR_DESTROY_CQ_HANDLE] ||
-	    !at.a[UVERBS_ATTR_DESTROY_CQ_RESP])
-		return -EINVAL;
-	cq = emu_uobj_get(ctx, at.a[UVERBS_ATTR_DESTROY_CQ_HANDLE]->data,
-			  EMU_OBJ_CQ);
+	cq = get_destroy_obj(ctx, hdr, UVERBS_ATTR_DESTROY_CQ_HANDLE,
+			     UVERBS_ATTR_DESTROY_CQ_RESP, EMU_OBJ_CQ, &at,
+			     &ret);
 	if (!cq)
-		return -ENOENT;
+		return ret;
 	ret = emu_cq_destroy(cq, &resp);
 	if (ret)
 		return ret;
@@ -349,8 +368,7 @@ static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	if (ret)
 		return ret;
 	uhw_done(&at);
-	handle->data = resp.base.qp_handle;
-	handle->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	put_in_attr(handle, resp.base.qp_handle);
 	cap.max_send_wr = resp.base.max_send_wr;
 	cap.max_recv_wr = resp.base.max_recv_wr;
 	cap.max_send_sge = resp.base.max_send_sge;
@@ -368,19 +386,11 @@ static int qp_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	struct emu_qp *qp;
 	int ret;
 
-	ret = get_attrs(hdr,
-			BIT(UVERBS_ATTR_DESTROY_QP_HANDLE) |
-				BIT(UVERBS_ATTR_DESTROY_QP_RESP),
-			&at);
-	if (ret)
-		return ret;
-	if (!at.a[UVERBS_ATTR_DESTROY_QP_HANDLE] ||
-	    !at.a[UVERBS_ATTR_DESTROY_QP_RESP])
-		return -EINVAL;
-	qp = emu_uobj_get(ctx, at.a[UVERBS_ATTR_DESTROY_QP_HANDLE]->data,
-			  EMU_OBJ_QP);
+	qp = get_destroy_obj(ctx, hdr, UVERBS_ATTR_DESTROY_QP_HANDLE,
+			     UVERBS_ATTR_DESTROY_QP_RESP, EMU_OBJ_QP, &at,
+			     &ret);
 	if (!qp)
-		return -ENOENT;
+		return ret;
 	ret = emu_qp_destroy(qp, &resp);
 	if (ret)
 		return ret;
