@@ -115,6 +115,25 @@ static unsigned int parse_uint(const char *opt, const char *v, unsigned int min,
 	return n;
 }
 
+/* v must be one of a, b: "mlx5emu: OPT is A or B" and exit 2 otherwise */
+static const char *parse_choice(const char *opt, const char *v, const char *a,
+				const char *b)
+{
+	if (strcmp(v, a) && strcmp(v, b)) {
+		fprintf(stderr, "mlx5emu: %s is %s or %s\n", opt, a, b);
+		exit(2);
+	}
+	return v;
+}
+
+static void setenv_uint(const char *name, unsigned int val)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%u", val);
+	setenv(name, num, 1);
+}
+
 static pid_t child;
 
 static void forward(int sig)
@@ -163,7 +182,7 @@ static int cmd_run(int argc, char **argv)
 	char self[PATH_MAX];
 	ssize_t n;
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
-	char lib[PATH_MAX], preload[2 * PATH_MAX], num[32];
+	char lib[PATH_MAX], preload[2 * PATH_MAX];
 	struct sigaction sa = { .sa_handler = forward };
 	const char *tmpdir = getenv("TMPDIR");
 	int c, status, ret;
@@ -187,22 +206,12 @@ static int cmd_run(int argc, char **argv)
 			ports = parse_uint("--ports", optarg, 1, EMU_MAX_PORTS);
 			break;
 		case O_UAR:
-			if (strcmp(optarg, "static") &&
-			    strcmp(optarg, "dynamic")) {
-				fprintf(stderr,
-					"mlx5emu: --uar is static or dynamic\n");
-				return 2;
-			}
-			uar = optarg;
+			uar = parse_choice("--uar", optarg, "static",
+					   "dynamic");
 			break;
 		case O_TRANSPORT:
-			if (strcmp(optarg, "write") &&
-			    strcmp(optarg, "ioctl")) {
-				fprintf(stderr,
-					"mlx5emu: --transport is write or ioctl\n");
-				return 2;
-			}
-			transport = optarg;
+			transport = parse_choice("--transport", optarg, "write",
+						 "ioctl");
 			break;
 		case O_UPP:
 			upp = parse_uint("--uars-per-page", optarg, 1, 16);
@@ -272,24 +281,17 @@ static int cmd_run(int argc, char **argv)
 	setenv("SYSFS_PATH", sys, 1);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MLX5EMU_MODEL", model->name, 1);
-	snprintf(num, sizeof(num), "%u", devices);
-	setenv("MLX5EMU_DEVICES", num, 1);
-	snprintf(num, sizeof(num), "%u", ports);
-	setenv("MLX5EMU_PORTS", num, 1);
+	setenv_uint("MLX5EMU_DEVICES", devices);
+	setenv_uint("MLX5EMU_PORTS", ports);
 	setenv("MLX5EMU_UAR", uar, 1);
 	setenv("MLX5EMU_TRANSPORT", transport, 1);
-	snprintf(num, sizeof(num), "%u", upp);
-	setenv("MLX5EMU_UARS_PER_PAGE", num, 1);
-	snprintf(num, sizeof(num), "%u", dyn);
-	setenv("MLX5EMU_DYN_BFREGS", num, 1);
-	snprintf(num, sizeof(num), "%u", limit);
-	setenv("MLX5EMU_UAR_LIMIT", num, 1);
-	if (devuars) {
-		snprintf(num, sizeof(num), "%u", devuars);
-		setenv("MLX5EMU_DEVICE_UARS", num, 1);
-	} else {
+	setenv_uint("MLX5EMU_UARS_PER_PAGE", upp);
+	setenv_uint("MLX5EMU_DYN_BFREGS", dyn);
+	setenv_uint("MLX5EMU_UAR_LIMIT", limit);
+	if (devuars)
+		setenv_uint("MLX5EMU_DEVICE_UARS", devuars);
+	else
 		unsetenv("MLX5EMU_DEVICE_UARS");
-	}
 	if (fabric)
 		setenv("MLX5EMU_FABRIC", fabric, 1);
 	if (trace)
