@@ -254,51 +254,41 @@ static int path_or_fd_index(int dirfd, const char *path, int flags)
 	return emu_cdev_index(path);
 }
 
+/* Fills st if index names an emulated cdev; false: the call goes to libc */
+static bool cdev_stat(int index, struct stat *st)
+{
+	emu_libc_init();
+	if (index < 0)
+		return false;
+	fake_stat(st, index);
+	return true;
+}
+
 int stat(const char *path, struct stat *st)
 {
-	int index = emu_cdev_index(path);
-
-	emu_libc_init();
-	if (index >= 0) {
-		fake_stat(st, index);
+	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
-	}
 	return real_stat(path, st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
-	int index = emu_cdev_index(path);
-
-	emu_libc_init();
-	if (index >= 0) {
-		fake_stat(st, index);
+	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
-	}
 	return real_lstat(path, st);
 }
 
 int fstat(int fd, struct stat *st)
 {
-	int index = fd_index(fd);
-
-	emu_libc_init();
-	if (index >= 0) {
-		fake_stat(st, index);
+	if (cdev_stat(fd_index(fd), st))
 		return 0;
-	}
 	return real_fstat(fd, st);
 }
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	int index = path_or_fd_index(dirfd, path, flags);
-
-	emu_libc_init();
-	if (index >= 0) {
-		fake_stat(st, index);
+	if (cdev_stat(path_or_fd_index(dirfd, path, flags), st))
 		return 0;
-	}
 	return real_fstatat(dirfd, path, st, flags);
 }
 
@@ -403,46 +393,56 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 /* ------------------------------------------------------------------ */
 /* I/O on our fds                                                      */
 
-int ioctl(int fd, unsigned long req, ...)
+/*
+ * The context of our cmd fd, else NULL; *refused when the call fails with
+ * errno set: EIO on an inherited cmd fd, ev_errno on an event fd.
+ */
+static struct emu_context *cmd_fd(int fd, int ev_errno, bool *refused)
 {
 	bool inherited;
 	struct emu_context *ctx = own_ctx(fd, &inherited);
+
+	emu_libc_init();
+	*refused = false;
+	if (inherited) {
+		errno = EIO;
+		*refused = true;
+		return NULL;
+	}
+	if (!ctx && emu_fd_get(fd, EMU_FD_EVENT)) {
+		errno = ev_errno;
+		*refused = true;
+	}
+	return ctx;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	struct emu_context *ctx;
+	bool refused;
 	va_list ap;
 	void *arg;
 
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	emu_libc_init();
-	if (inherited) {
-		errno = EIO;
-		return -1;
-	}
+	ctx = cmd_fd(fd, ENOTTY, &refused);
 	if (ctx)
 		return emu_uverbs_ioctl(ctx, req, arg);
-	if (emu_fd_get(fd, EMU_FD_EVENT)) {
-		errno = ENOTTY;
+	if (refused)
 		return -1;
-	}
 	return emu_libc.ioctl(fd, req, arg);
 }
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	bool inherited;
-	struct emu_context *ctx = own_ctx(fd, &inherited);
+	bool refused;
+	struct emu_context *ctx = cmd_fd(fd, EINVAL, &refused);
 
-	emu_libc_init();
-	if (inherited) {
-		errno = EIO;
-		return -1;
-	}
 	if (ctx)
 		return emu_uverbs_write(ctx, buf, count);
-	if (emu_fd_get(fd, EMU_FD_EVENT)) {
-		errno = EINVAL;
+	if (refused)
 		return -1;
-	}
 	return emu_libc.write(fd, buf, count);
 }
 
@@ -487,20 +487,13 @@ int close(int fd)
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	bool inherited;
-	struct emu_context *ctx = own_ctx(fd, &inherited);
+	bool refused;
+	struct emu_context *ctx = cmd_fd(fd, ENODEV, &refused);
 
-	emu_libc_init();
-	if (inherited) {
-		errno = EIO;
-		return MAP_FAILED;
-	}
 	if (ctx)
 		return emu_uar_mmap(ctx, addr, len, prot, flags, off);
-	if (emu_fd_get(fd, EMU_FD_EVENT)) {
-		errno = ENODEV;
+	if (refused)
 		return MAP_FAILED;
-	}
 	return emu_libc.mmap(addr, len, prot, flags, fd, off);
 }
 
