@@ -28,6 +28,8 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "rc_connect.h"
+
 #define RW_LEN (64 * 1024)
 #define RO_LEN 4096
 #define RECV_OFF (32 * 1024)
@@ -133,30 +135,9 @@ static void end_info(struct end *e, struct info *i)
 
 static int end_connect(struct end *e, const struct info *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_4096,
-		.dest_qp_num = peer->qpn,
-		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = 12,
-		.ah_attr = { .dlid = peer->lid, .port_num = 1 },
-	};
-
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				  IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
+	if (rc_connect_rtr(e->qp, peer->lid, peer->qpn))
 		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(e->qp, &a,
-			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				     IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_connect_rts(e->qp);
 }
 
 static int post_recv(struct end *e, unsigned int i)
