@@ -268,6 +268,28 @@ static void ring(struct env *e, int q)
 	e->dbrec[q][1] = htobe32(e->sq_pi[q]);
 }
 
+/* rings SQ 0's doorbell and lets the NIC run it: the WQEs it executed */
+static unsigned int run_sq(struct env *e)
+{
+	ring(e, 0);
+	return nic_sq_process(&e->qp[0], 64);
+}
+
+/* a signaled 8-byte inline RDMA WRITE of *v to the start of dst */
+static struct post inline_write(const struct nic_mr *dst, const uint64_t *v)
+{
+	struct post w = {
+		.opcode = MLX5_OPCODE_RDMA_WRITE,
+		.signaled = true,
+		.raddr = dst->iova,
+		.rkey = dst->rkey,
+		.inl = v,
+		.inl_len = 8,
+	};
+
+	return w;
+}
+
 static void post_recv(struct env *e, int q, const struct nic_sge *sge,
 		      unsigned int nsge)
 {
@@ -342,8 +364,7 @@ static void test_inline_write(void **state)
 	};
 
 	post(e, 0, &p);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 1);
+	assert_int_equal(run_sq(e), 1);
 	assert_memory_equal(dst->va + 8, "12345678", 8);
 	cqe = poll(e, 0);
 	assert_non_null(cqe);
@@ -379,8 +400,7 @@ static void test_coalescing_and_wrap(void **state)
 			};
 			post(e, 0, &p);
 		}
-		ring(e, 0);
-		assert_int_equal(nic_sq_process(&e->qp[0], 64), 6);
+		assert_int_equal(run_sq(e), 6);
 		memcpy(&val, dst->va + 40, 8);
 		assert_int_equal(val, round * 100 + 5);
 		cqe = poll(e, 0);
@@ -418,8 +438,7 @@ static void test_sgl_write_wraps(void **state)
 		.nsge = 3,
 	};
 	post(e, 0, &p);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 1);
+	assert_int_equal(run_sq(e), 1);
 	assert_memory_equal(dst->va + 1, src->va, 10);
 	assert_memory_equal(dst->va + 11, src->va + 50, 11);
 	assert_memory_equal(dst->va + 22, src->va + 100, 12);
@@ -450,8 +469,7 @@ static void test_inline_wraps(void **state)
 		.inl_len = sizeof(data),
 	};
 	post(e, 0, &p);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 1);
+	assert_int_equal(run_sq(e), 1);
 	assert_memory_equal(dst->va, data, sizeof(data));
 	assert_non_null(poll(e, 0));
 }
@@ -521,8 +539,7 @@ static void test_read(void **state)
 		.nsge = 1,
 	};
 	post(e, 0, &p);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 1);
+	assert_int_equal(run_sq(e), 1);
 	assert_memory_equal(local->va + 4, "23456789ABCDEFGH", 16);
 	cqe = poll(e, 0);
 	assert_non_null(cqe);
@@ -560,8 +577,7 @@ static void test_remote_access_error(void **state)
 	post(e, 0, &w); /* unsignaled: the error CQE comes anyway */
 	w.signaled = true;
 	post(e, 0, &w); /* flushed */
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_memory_equal(dst->va, zero, 64);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 		   0);
@@ -581,8 +597,7 @@ static void test_remote_access_error(void **state)
 		w.raddr = bad[i][0];
 		w.rkey = bad[i][1];
 		post(e, 0, &w);
-		ring(e, 0);
-		nic_sq_process(&e->qp[0], 64);
+		run_sq(e);
 		expect_err(e, 0, MLX5_CQE_REQ_ERR,
 			   MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 			   e->sq_pi[0] - 1);
@@ -608,8 +623,7 @@ static void test_malformed(void **state)
 	unsigned int i;
 
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		   0);
 	assert_int_equal(e->qp[0].sq_ci, e->sq_pi[0]);
@@ -621,8 +635,7 @@ static void test_malformed(void **state)
 		e->qp[0].state = NIC_QPS_RTS;
 		w.force_ds = ds[i];
 		post(e, 0, &w);
-		ring(e, 0);
-		nic_sq_process(&e->qp[0], 64);
+		run_sq(e);
 		expect_err(e, 0, MLX5_CQE_REQ_ERR,
 			   MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 			   (uint16_t)(e->sq_pi[0] - 1));
@@ -639,16 +652,14 @@ static void test_malformed(void **state)
 
 		memcpy(e->qp[0].sq + bb * 64 + 32, &bc, 4);
 	}
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		   (uint16_t)(e->sq_pi[0] - 1));
 	/* a stale counter in the control segment */
 	e->qp[0].state = NIC_QPS_RTS;
 	post(e, 0, &w);
 	e->qp[0].sq[((e->sq_pi[0] - 1) & 7) * 64 + 2] ^= 0x5;
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		   (uint16_t)(e->sq_pi[0] - 1));
 	assert_int_equal(dst->va[0], 0);
@@ -672,8 +683,7 @@ static void test_local_errors(void **state)
 	};
 
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0);
 
 	/* a SEND longer than the receive WQE: responder LOCAL_LENGTH,
@@ -686,8 +696,7 @@ static void test_local_errors(void **state)
 	post_recv(e, 1, &r, 1);
 	post_recv(e, 1, &r, 1); /* flushed */
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
 		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 1);
 	/* qp[1] shares the test's CQ 1 */
@@ -702,21 +711,13 @@ static void test_cq_overflow_stalls(void **state)
 	struct env *e = *state;
 	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
 	uint64_t v = 5;
-	struct post w = {
-		.opcode = MLX5_OPCODE_RDMA_WRITE,
-		.signaled = true,
-		.raddr = dst->iova,
-		.rkey = dst->rkey,
-		.inl = &v,
-		.inl_len = 8,
-	};
+	struct post w = inline_write(dst, &v);
 	unsigned int i, n = 0;
 
 	e->cq[0].ncqe = 4;
 	for (i = 0; i < 6; i++)
 		post(e, 0, &w);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 4);
+	assert_int_equal(run_sq(e), 4);
 	assert_true(e->cq[0].stalls == 0); /* checked before executing */
 	assert_int_equal(e->qp[0].sq_ci, 4);
 	while (poll(e, 0))
@@ -732,20 +733,12 @@ static void test_arming(void **state)
 	struct nic_mr *rbuf = add_mr(e, 64, NIC_ACCESS_LOCAL_WRITE, 1);
 	struct nic_sge r = { rbuf->iova, 64, rbuf->lkey };
 	uint64_t v = 5;
-	struct post w = {
-		.opcode = MLX5_OPCODE_RDMA_WRITE,
-		.signaled = true,
-		.raddr = dst->iova,
-		.rkey = dst->rkey,
-		.inl = &v,
-		.inl_len = 8,
-	};
+	struct post w = inline_write(dst, &v);
 
 	e->qp[1].rcq = &e->cq[0]; /* responder CQEs next to requester's */
 	/* not armed: no event */
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_int_equal(e->events, 0);
 	/* armed with a CQE already waiting at ci: fires at once, once */
 	arm(e, 0, false); /* the very first arm writes 0 */
@@ -757,15 +750,13 @@ static void test_arming(void **state)
 	arm(e, 0, false);
 	assert_false(nic_cq_poll_arm(&e->dev, &e->cq[0]));
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_int_equal(e->events, 2);
 	assert_non_null(poll(e, 0));
 	/* solicited only: a plain CQE does not fire, a solicited one does */
 	arm(e, 0, true);
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_int_equal(e->events, 2);
 	post_recv(e, 1, &r, 1);
 	w.opcode = MLX5_OPCODE_SEND;
@@ -773,8 +764,7 @@ static void test_arming(void **state)
 	w.raddr = 0;
 	w.rkey = 0;
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_int_equal(e->events, 3);
 }
 
@@ -783,20 +773,12 @@ static void test_reset_and_states(void **state)
 	struct env *e = *state;
 	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
 	uint64_t v = 5;
-	struct post w = {
-		.opcode = MLX5_OPCODE_RDMA_WRITE,
-		.signaled = true,
-		.raddr = dst->iova,
-		.rkey = dst->rkey,
-		.inl = &v,
-		.inl_len = 8,
-	};
+	struct post w = inline_write(dst, &v);
 
 	/* RTR executes nothing from the SQ */
 	e->qp[0].state = NIC_QPS_RTR;
 	post(e, 0, &w);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_int_equal(run_sq(e), 0);
 	/* a responder not in RTR/RTS drops: transport retries exceeded */
 	e->qp[0].state = NIC_QPS_RTS;
 	e->qp[1].state = NIC_QPS_INIT;
@@ -847,8 +829,7 @@ static void test_pipeline_rnr(void **state)
 		w.signaled = i == 2;
 		post(e, 0, &w);
 	}
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 3); /* in flight */
+	assert_int_equal(run_sq(e), 3); /* in flight */
 	assert_int_equal(remote.n, 3);
 	assert_int_equal(remote.psn[2], 102);
 	assert_null(poll(e, 0));
@@ -875,8 +856,7 @@ static void test_pipeline_rnr(void **state)
 	/* the peer dies: what is in flight fails, the rest is flushed */
 	post(e, 0, &w);
 	post(e, 0, &w);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	nic_req_lost(&e->qp[0]);
 	nic_sq_process(&e->qp[0], 64);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
@@ -913,8 +893,7 @@ static void test_atomics(void **state)
 	p.swap_add = 7;
 	s.addr += 8;
 	post(e, 0, &p);
-	ring(e, 0);
-	assert_int_equal(nic_sq_process(&e->qp[0], 64), 2);
+	assert_int_equal(run_sq(e), 2);
 	memcpy(&v, res->va, 8);
 	assert_int_equal(be64toh(v), 2); /* old value, big endian */
 	memcpy(&v, res->va + 8, 8);
@@ -929,8 +908,7 @@ static void test_atomics(void **state)
 	/* misaligned: invalid request, target untouched */
 	p.raddr = tgt->iova + 4;
 	post(e, 0, &p);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
 		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 2);
 	memcpy(&v, tgt->va + 8, 8);
@@ -953,8 +931,7 @@ static void test_rnr_retry_exceeded(void **state)
 
 	e->qp[0].rnr_retry = 1;
 	post(e, 0, &p);
-	ring(e, 0);
-	nic_sq_process(&e->qp[0], 64);
+	run_sq(e);
 	assert_int_equal(e->qp[0].state, NIC_QPS_RTS);
 	assert_true(e->qp[0].hold_until != 0);
 	/* held for the timer: nothing goes out meanwhile */
