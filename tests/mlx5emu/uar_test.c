@@ -23,6 +23,23 @@
 
 #define NTD 16
 
+/* an RC QP of depth wr each way, one SGE, cq for both queues; NULL: errno */
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			    uint32_t depth)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = depth,
+			 .max_recv_wr = depth,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	return ibv_create_qp(pd, &qa);
+}
+
 static unsigned int static_pages_of_new_context(void)
 {
 	struct ibv_context *ctx = emu_test_open();
@@ -65,13 +82,6 @@ static void static_bfregs(void **state)
 {
 	static const int want[] = { 12, 13, 14, 15, 1,	2,  3, 4, 5,
 				    6,	7,  8,	9,  10, 11, 1, 2 };
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 16,
-			 .max_recv_wr = 16,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 	unsigned int n = sizeof(want) / sizeof(want[0]), i;
 	struct emu_test_stat *st = malloc(sizeof(*st));
 	struct ibv_context *ctx;
@@ -90,9 +100,8 @@ static void static_bfregs(void **state)
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	assert_non_null(pd);
 	assert_non_null(cq);
-	qa.send_cq = qa.recv_cq = cq;
 	for (i = 0; i < n; i++) {
-		qp[i] = ibv_create_qp(pd, &qa);
+		qp[i] = rc_qp(pd, cq, 16);
 		assert_non_null(qp[i]);
 	}
 	emu_test_read_stat(st);
@@ -119,13 +128,6 @@ static void static_bfregs(void **state)
 /* past 512 records the attribution file is written by a helper, late */
 static void many_qps(void **state)
 {
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 4,
-			 .max_recv_wr = 4,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 	struct emu_test_stat *st = malloc(sizeof(*st));
 	const struct timespec settle = { .tv_nsec = 300000000 };
 	enum { N = 600 };
@@ -139,9 +141,8 @@ static void many_qps(void **state)
 	assert_non_null(st);
 	assert_non_null(qp);
 	assert_non_null(cq);
-	qa.send_cq = qa.recv_cq = cq;
 	for (i = 0; i < N; i++) {
-		qp[i] = ibv_create_qp(pd, &qa);
+		qp[i] = rc_qp(pd, cq, 4);
 		assert_non_null(qp[i]);
 	}
 	nanosleep(&settle, NULL);
@@ -172,19 +173,10 @@ struct td_set {
 static struct ibv_qp *td_qp(struct td_set *s, int i)
 {
 	struct ibv_parent_domain_init_attr pa = { .pd = s->pd, .td = s->td[i] };
-	struct ibv_qp_init_attr qa = {
-		.send_cq = s->cq,
-		.recv_cq = s->cq,
-		.cap = { .max_send_wr = 16,
-			 .max_recv_wr = 16,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 
 	s->pad[i] = ibv_alloc_parent_domain(s->ctx, &pa);
 	assert_non_null(s->pad[i]);
-	s->qp[i] = ibv_create_qp(s->pad[i], &qa);
+	s->qp[i] = rc_qp(s->pad[i], s->cq, 16);
 	assert_non_null(s->qp[i]);
 	return s->qp[i];
 }
@@ -231,13 +223,6 @@ static uint32_t qp_slot(struct ibv_qp *qp)
  */
 static void dynamic_pattern(void **state)
 {
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 16,
-			 .max_recv_wr = 16,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 	struct emu_test_stat *st = malloc(sizeof(*st));
 	struct ibv_td_init_attr ta = {};
 	const struct emu_test_qp *q[4];
@@ -253,9 +238,8 @@ static void dynamic_pattern(void **state)
 		skip();
 	}
 	td_set_open(&s);
-	qa.send_cq = qa.recv_cq = s.cq;
 	for (i = 0; i < 2; i++) {
-		qp[i] = ibv_create_qp(s.pd, &qa);
+		qp[i] = rc_qp(s.pd, s.cq, 16);
 		assert_non_null(qp[i]);
 	}
 	for (i = 0; i < 2; i++) {
@@ -431,13 +415,6 @@ static void uar_limit(void **state)
 static void uar_limit_open_qp(void **state)
 {
 	unsigned int limit = emu_test_env_uint("MLX5EMU_UAR_LIMIT", 0);
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 16,
-			 .max_recv_wr = 16,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 	struct emu_test_stat *st;
 	struct ibv_device **list;
 	struct ibv_context *ctx;
@@ -464,12 +441,11 @@ static void uar_limit_open_qp(void **state)
 	st = malloc(sizeof(*st));
 	assert_non_null(st);
 	td_set_open(&s);
-	qa.send_cq = qa.recv_cq = s.cq;
 	for (i = 0; i < 2; i++) {
-		qp[i] = ibv_create_qp(s.pd, &qa);
+		qp[i] = rc_qp(s.pd, s.cq, 16);
 		assert_non_null(qp[i]);
 	}
-	qp[2] = ibv_create_qp(s.pd, &qa);
+	qp[2] = rc_qp(s.pd, s.cq, 16);
 	assert_null(qp[2]);
 	assert_int_equal(errno, ENOMEM);
 	emu_test_read_stat(st);
