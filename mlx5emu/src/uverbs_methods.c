@@ -81,22 +81,38 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 	return 0;
 }
 
-static void set_uhw(struct emu_cmd *c, const struct attrs *at)
+/*
+ * Runs the write handler fn on the core request decoded from the attributes
+ * (an extended one when there is one), with UHW_IN/OUT as its driver data.
+ */
+static int run_cmd(struct emu_context *ctx, const struct attrs *at,
+		   int (*fn)(struct emu_context *ctx, struct emu_cmd *c),
+		   const void *req, size_t req_len, void *resp, size_t resp_len)
 {
+	struct emu_cmd c = {
+		.ex = req != NULL,
+		.native = true,
+		.req = req,
+		.req_len = req_len,
+		.resp = resp,
+		.resp_len = resp_len,
+	};
+	int ret;
+
 	if (at->uhw_in) {
-		c->drv_req = in_ptr(at->uhw_in);
-		c->drv_req_len = at->uhw_in->len;
+		c.drv_req = in_ptr(at->uhw_in);
+		c.drv_req_len = at->uhw_in->len;
 	}
 	if (at->uhw_out) {
-		c->drv_resp = (void *)(uintptr_t)at->uhw_out->data;
-		c->drv_resp_len = at->uhw_out->len;
+		c.drv_resp = (void *)(uintptr_t)at->uhw_out->data;
+		c.drv_resp_len = at->uhw_out->len;
 	}
-}
-
-static void uhw_done(const struct attrs *at)
-{
+	ret = fn(ctx, &c);
+	if (ret)
+		return ret;
 	if (at->uhw_out)
 		at->uhw_out->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return 0;
 }
 
 #define BIT(n) (1U << (n))
@@ -139,7 +155,6 @@ static int get_context(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 {
 	uint32_t nvec = EMU_NUM_COMP_VECTORS;
 	uint64_t core_support = 0;
-	struct emu_cmd c = { .native = true };
 	struct attrs at;
 	int ret;
 
@@ -149,11 +164,9 @@ static int get_context(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 			&at);
 	if (ret)
 		return ret;
-	set_uhw(&c, &at);
-	ret = emu_cmd_get_context(ctx, &c);
+	ret = run_cmd(ctx, &at, emu_cmd_get_context, NULL, 0, NULL, 0);
 	if (ret)
 		return ret;
-	uhw_done(&at);
 	put_out(at.a[UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS], &nvec,
 		sizeof(nvec));
 	put_out(at.a[UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT], &core_support,
@@ -226,14 +239,6 @@ static int cq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 {
 	struct ib_uverbs_ex_create_cq_resp resp = {};
 	struct ib_uverbs_ex_create_cq req = {};
-	struct emu_cmd c = {
-		.ex = true,
-		.native = true,
-		.req = &req,
-		.req_len = sizeof(req),
-		.resp = &resp,
-		.resp_len = sizeof(resp),
-	};
 	struct ib_uverbs_attr *handle;
 	struct attrs at;
 	int ret;
@@ -266,11 +271,10 @@ static int cq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 			-1;
 	if (at.a[UVERBS_ATTR_CREATE_CQ_FLAGS])
 		req.flags = in_val(at.a[UVERBS_ATTR_CREATE_CQ_FLAGS]);
-	set_uhw(&c, &at);
-	ret = emu_cmd_create_cq(ctx, &c);
+	ret = run_cmd(ctx, &at, emu_cmd_create_cq, &req, sizeof(req), &resp,
+		      sizeof(resp));
 	if (ret)
 		return ret;
-	uhw_done(&at);
 	put_in_attr(handle, resp.base.cq_handle);
 	return put_out(at.a[UVERBS_ATTR_CREATE_CQ_RESP_CQE], &resp.base.cqe,
 		       sizeof(resp.base.cqe));
@@ -298,14 +302,6 @@ static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 {
 	struct ib_uverbs_ex_create_qp_resp resp = {};
 	struct ib_uverbs_ex_create_qp req = {};
-	struct emu_cmd c = {
-		.ex = true,
-		.native = true,
-		.req = &req,
-		.req_len = sizeof(req),
-		.resp = &resp,
-		.resp_len = sizeof(resp),
-	};
 	struct ib_uverbs_qp_cap cap = {};
 	struct ib_uverbs_attr *handle;
 	uint32_t flags = 0;
@@ -363,11 +359,10 @@ static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	req.sq_sig_all = !!(flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL);
 	req.create_flags = flags & ~IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	req.qp_type = in_val(at.a[UVERBS_ATTR_CREATE_QP_TYPE]);
-	set_uhw(&c, &at);
-	ret = emu_cmd_create_qp(ctx, &c);
+	ret = run_cmd(ctx, &at, emu_cmd_create_qp, &req, sizeof(req), &resp,
+		      sizeof(resp));
 	if (ret)
 		return ret;
-	uhw_done(&at);
 	put_in_attr(handle, resp.base.qp_handle);
 	cap.max_send_wr = resp.base.max_send_wr;
 	cap.max_recv_wr = resp.base.max_recv_wr;
