@@ -140,15 +140,26 @@ static mode_t va_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 }
 
-int open(const char *path, int flags, ...)
+/* Opens path if it names an emulated cdev; false: the call goes to libc */
+static bool cdev_open(const char *path, int flags, int *fd)
 {
 	int index = emu_cdev_index(path);
-	va_list ap;
-	mode_t mode;
 
 	emu_libc_init();
-	if (index >= 0)
-		return open_cdev(index, flags);
+	if (index < 0)
+		return false;
+	*fd = open_cdev(index, flags);
+	return true;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+	int fd;
+
+	if (cdev_open(path, flags, &fd))
+		return fd;
 	va_start(ap, flags);
 	mode = va_mode(flags, ap);
 	va_end(ap);
@@ -178,13 +189,12 @@ int __open64_2(const char *path, int flags)
 
 int openat(int dirfd, const char *path, int flags, ...)
 {
-	int index = emu_cdev_index(path);
 	va_list ap;
 	mode_t mode;
+	int fd;
 
-	emu_libc_init();
-	if (index >= 0)
-		return open_cdev(index, flags);
+	if (cdev_open(path, flags, &fd))
+		return fd;
 	va_start(ap, flags);
 	mode = va_mode(flags, ap);
 	va_end(ap);
