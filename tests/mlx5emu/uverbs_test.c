@@ -150,17 +150,29 @@ static int get_context(int fd, struct get_context_resp *resp)
 	return write(fd, &cmd, sizeof(cmd)) == sizeof(cmd) ? 0 : errno;
 }
 
-static void write_rules(void **state)
+struct alloc_pd_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_pd core;
+};
+
+/* a legacy ALLOC_PD command answering into resp[2] */
+static struct alloc_pd_cmd alloc_pd_cmd(uint32_t *resp)
 {
-	struct get_context_resp resp;
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_alloc_pd core;
-	} pd = {
+	struct alloc_pd_cmd pd = {
 		.hdr = { .command = IB_USER_VERBS_CMD_ALLOC_PD,
 			 .in_words = sizeof(pd) / 4,
 			 .out_words = 2 },
+		.core = { .response = (uintptr_t)resp },
 	};
+
+	return pd;
+}
+
+static void write_rules(void **state)
+{
+	struct get_context_resp resp;
+	uint32_t pd_resp[2];
+	struct alloc_pd_cmd pd = alloc_pd_cmd(pd_resp);
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		uint64_t pad;
@@ -180,7 +192,6 @@ static void write_rules(void **state)
 		.ex = { .cmd_hdr_reserved = 1 },
 	};
 	struct ib_uverbs_ex_query_device_resp qresp;
-	uint32_t pd_resp[2];
 	char buf[8];
 	int fd;
 
@@ -188,7 +199,6 @@ static void write_rules(void **state)
 	fd = open(CDEV, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	/* nothing but GET_CONTEXT before GET_CONTEXT */
-	pd.core.response = (uintptr_t)pd_resp;
 	assert_int_equal(write(fd, &pd, sizeof(pd)), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(get_context(fd, &resp), 0);
@@ -289,15 +299,8 @@ static void ioctl_rules(void **state)
 static void fork_child(void **state)
 {
 	struct get_context_resp resp;
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_alloc_pd core;
-	} pd = {
-		.hdr = { .command = IB_USER_VERBS_CMD_ALLOC_PD,
-			 .in_words = sizeof(pd) / 4,
-			 .out_words = 2 },
-	};
 	uint32_t pd_resp[2];
+	struct alloc_pd_cmd pd = alloc_pd_cmd(pd_resp);
 	int fd, status;
 	pid_t child;
 
@@ -305,7 +308,6 @@ static void fork_child(void **state)
 	fd = open(CDEV, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(get_context(fd, &resp), 0);
-	pd.core.response = (uintptr_t)pd_resp;
 	child = fork();
 	assert_true(child >= 0);
 	if (!child) {
