@@ -275,6 +275,13 @@ static unsigned int run_sq(struct env *e)
 	return nic_sq_process(&e->qp[0], 64);
 }
 
+/* posts one WQE on SQ 0 and runs it: the WQEs the NIC executed */
+static unsigned int post_run(struct env *e, const struct post *p)
+{
+	post(e, 0, p);
+	return run_sq(e);
+}
+
 /* a signaled 8-byte inline RDMA WRITE of *v to the start of dst */
 static struct post inline_write(const struct nic_mr *dst, const uint64_t *v)
 {
@@ -333,6 +340,15 @@ static struct mlx5_cqe64 *poll(struct env *e, int c)
 	return cqe;
 }
 
+/* the next CQE of CQ c, which must be there */
+static struct mlx5_cqe64 *poll_cqe(struct env *e, int c)
+{
+	struct mlx5_cqe64 *cqe = poll(e, c);
+
+	assert_non_null(cqe);
+	return cqe;
+}
+
 static void arm(struct env *e, int c, bool solicited)
 {
 	e->cqdb[c][1] =
@@ -363,11 +379,9 @@ static void test_inline_write(void **state)
 		.inl_len = 8,
 	};
 
-	post(e, 0, &p);
-	assert_int_equal(run_sq(e), 1);
+	assert_int_equal(post_run(e, &p), 1);
 	assert_memory_equal(dst->va + 8, "12345678", 8);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
 	assert_int_equal(be16toh(cqe->wqe_counter), 0);
 	assert_int_equal(be32toh(cqe->srqn_uidx), 10);
@@ -403,8 +417,7 @@ static void test_coalescing_and_wrap(void **state)
 		assert_int_equal(run_sq(e), 6);
 		memcpy(&val, dst->va + 40, 8);
 		assert_int_equal(val, round * 100 + 5);
-		cqe = poll(e, 0);
-		assert_non_null(cqe);
+		cqe = poll_cqe(e, 0);
 		assert_int_equal(be16toh(cqe->wqe_counter),
 				 (uint16_t)(e->sq_pi[0] - 1));
 		assert_null(poll(e, 0));
@@ -437,14 +450,12 @@ static void test_sgl_write_wraps(void **state)
 		.sge = sge,
 		.nsge = 3,
 	};
-	post(e, 0, &p);
-	assert_int_equal(run_sq(e), 1);
+	assert_int_equal(post_run(e, &p), 1);
 	assert_memory_equal(dst->va + 1, src->va, 10);
 	assert_memory_equal(dst->va + 11, src->va + 50, 11);
 	assert_memory_equal(dst->va + 22, src->va + 100, 12);
 	assert_int_equal(dst->va[34], 0);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(be16toh(cqe->wqe_counter), 7);
 	assert_int_equal(e->qp[0].sq_ci, 9);
 }
@@ -468,8 +479,7 @@ static void test_inline_wraps(void **state)
 		.inl = data,
 		.inl_len = sizeof(data),
 	};
-	post(e, 0, &p);
-	assert_int_equal(run_sq(e), 1);
+	assert_int_equal(post_run(e, &p), 1);
 	assert_memory_equal(dst->va, data, sizeof(data));
 	assert_non_null(poll(e, 0));
 }
@@ -505,8 +515,7 @@ static void test_send_recv_rnr(void **state)
 	assert_memory_equal(rbuf->va, "abcdefgh", 8);
 	assert_memory_equal(rbuf->va + 32, "ijklmnopqrst", 12);
 
-	cqe = poll(e, 1);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 1);
 	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_RESP_SEND_IMM);
 	assert_true(cqe->op_own & 2); /* solicited */
 	assert_int_equal(be32toh(cqe->byte_cnt), 20);
@@ -516,8 +525,7 @@ static void test_send_recv_rnr(void **state)
 	assert_int_equal(be32toh(cqe->srqn_uidx), 11);
 	assert_int_equal(be16toh(cqe->wqe_counter), 0);
 
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
 }
 
@@ -538,11 +546,9 @@ static void test_read(void **state)
 		.sge = &s,
 		.nsge = 1,
 	};
-	post(e, 0, &p);
-	assert_int_equal(run_sq(e), 1);
+	assert_int_equal(post_run(e, &p), 1);
 	assert_memory_equal(local->va + 4, "23456789ABCDEFGH", 16);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(be32toh(cqe->byte_cnt), 16);
 	assert_int_equal(be32toh(cqe->sop_drop_qpn) >> 24,
 			 MLX5_OPCODE_RDMA_READ);
@@ -596,8 +602,7 @@ static void test_remote_access_error(void **state)
 		revive(e);
 		w.raddr = bad[i][0];
 		w.rkey = bad[i][1];
-		post(e, 0, &w);
-		run_sq(e);
+		post_run(e, &w);
 		expect_err(e, 0, MLX5_CQE_REQ_ERR,
 			   MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 			   e->sq_pi[0] - 1);
@@ -622,8 +627,7 @@ static void test_malformed(void **state)
 	int ds[] = { -1, 63, 5 };
 	unsigned int i;
 
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		   0);
 	assert_int_equal(e->qp[0].sq_ci, e->sq_pi[0]);
@@ -634,8 +638,7 @@ static void test_malformed(void **state)
 	for (i = 0; i < 3; i++) {
 		e->qp[0].state = NIC_QPS_RTS;
 		w.force_ds = ds[i];
-		post(e, 0, &w);
-		run_sq(e);
+		post_run(e, &w);
 		expect_err(e, 0, MLX5_CQE_REQ_ERR,
 			   MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 			   (uint16_t)(e->sq_pi[0] - 1));
@@ -682,8 +685,7 @@ static void test_local_errors(void **state)
 		.nsge = 1,
 	};
 
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0);
 
 	/* a SEND longer than the receive WQE: responder LOCAL_LENGTH,
@@ -695,8 +697,7 @@ static void test_local_errors(void **state)
 	w.rkey = 0;
 	post_recv(e, 1, &r, 1);
 	post_recv(e, 1, &r, 1); /* flushed */
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
 		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 1);
 	/* qp[1] shares the test's CQ 1 */
@@ -737,8 +738,7 @@ static void test_arming(void **state)
 
 	e->qp[1].rcq = &e->cq[0]; /* responder CQEs next to requester's */
 	/* not armed: no event */
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	assert_int_equal(e->events, 0);
 	/* armed with a CQE already waiting at ci: fires at once, once */
 	arm(e, 0, false); /* the very first arm writes 0 */
@@ -749,22 +749,19 @@ static void test_arming(void **state)
 	/* armed on an empty CQ: fires when a CQE appears */
 	arm(e, 0, false);
 	assert_false(nic_cq_poll_arm(&e->dev, &e->cq[0]));
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	assert_int_equal(e->events, 2);
 	assert_non_null(poll(e, 0));
 	/* solicited only: a plain CQE does not fire, a solicited one does */
 	arm(e, 0, true);
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	assert_int_equal(e->events, 2);
 	post_recv(e, 1, &r, 1);
 	w.opcode = MLX5_OPCODE_SEND;
 	w.solicited = true;
 	w.raddr = 0;
 	w.rkey = 0;
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	assert_int_equal(e->events, 3);
 }
 
@@ -777,8 +774,7 @@ static void test_reset_and_states(void **state)
 
 	/* RTR executes nothing from the SQ */
 	e->qp[0].state = NIC_QPS_RTR;
-	post(e, 0, &w);
-	assert_int_equal(run_sq(e), 0);
+	assert_int_equal(post_run(e, &w), 0);
 	/* a responder not in RTR/RTS drops: transport retries exceeded */
 	e->qp[0].state = NIC_QPS_RTS;
 	e->qp[1].state = NIC_QPS_INIT;
@@ -848,15 +844,13 @@ static void test_pipeline_rnr(void **state)
 		nic_req_answer(&e->qp[0], remote.epoch[i], remote.psn[i],
 			       NIC_ACK, NULL, 0);
 	assert_int_equal(nic_sq_process(&e->qp[0], 64), 3);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
 	assert_int_equal(be16toh(cqe->wqe_counter), 2);
 	assert_null(poll(e, 0));
 	/* the peer dies: what is in flight fails, the rest is flushed */
 	post(e, 0, &w);
-	post(e, 0, &w);
-	run_sq(e);
+	post_run(e, &w);
 	nic_req_lost(&e->qp[0]);
 	nic_sq_process(&e->qp[0], 64);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
@@ -892,23 +886,19 @@ static void test_atomics(void **state)
 	p.compare = 42;
 	p.swap_add = 7;
 	s.addr += 8;
-	post(e, 0, &p);
-	assert_int_equal(run_sq(e), 2);
+	assert_int_equal(post_run(e, &p), 2);
 	memcpy(&v, res->va, 8);
 	assert_int_equal(be64toh(v), 2); /* old value, big endian */
 	memcpy(&v, res->va + 8, 8);
 	assert_int_equal(be64toh(v), 42);
 	memcpy(&v, tgt->va + 8, 8);
 	assert_int_equal(be64toh(v), 7);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	assert_int_equal(be32toh(cqe->byte_cnt), 8);
-	cqe = poll(e, 0);
-	assert_non_null(cqe);
+	cqe = poll_cqe(e, 0);
 	/* misaligned: invalid request, target untouched */
 	p.raddr = tgt->iova + 4;
-	post(e, 0, &p);
-	run_sq(e);
+	post_run(e, &p);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
 		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 2);
 	memcpy(&v, tgt->va + 8, 8);
@@ -930,8 +920,7 @@ static void test_rnr_retry_exceeded(void **state)
 	unsigned int spins = 0;
 
 	e->qp[0].rnr_retry = 1;
-	post(e, 0, &p);
-	run_sq(e);
+	post_run(e, &p);
 	assert_int_equal(e->qp[0].state, NIC_QPS_RTS);
 	assert_true(e->qp[0].hold_until != 0);
 	/* held for the timer: nothing goes out meanwhile */
