@@ -300,6 +300,13 @@ static void expect_wc(uint64_t wr_id, enum ibv_wc_status status)
 	assert_int_equal(wc.wr_id, wr_id);
 }
 
+/* posts wr and expects its successful completion, wr_id */
+static void post_ok(struct ibv_send_wr *wr, uint64_t wr_id)
+{
+	post(wr);
+	expect_wc(wr_id, IBV_WC_SUCCESS);
+}
+
 /* a 3-SGE RDMA WRITE and an inline one, checked byte for byte remotely */
 static void test_write_sgl(void **state)
 {
@@ -326,8 +333,7 @@ static void test_write_sgl(void **state)
 	memcpy(expect, src, 1000);
 	memcpy(expect + 1000, src + 5000, 2000);
 	memcpy(expect + 3000, src + 9000, 96);
-	post(&wr);
-	expect_wc(1, IBV_WC_SUCCESS);
+	post_ok(&wr, 1);
 	assert_true(ask('C', 100, 3096).sum == fnv(expect, 3096));
 
 	wr.wr_id = 2;
@@ -335,8 +341,7 @@ static void test_write_sgl(void **state)
 	wr.num_sge = 1;
 	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
 	wr.wr.rdma.remote_addr = remote.addr_rw + 8000;
-	post(&wr);
-	expect_wc(2, IBV_WC_SUCCESS);
+	post_ok(&wr, 2);
 	assert_true(ask('C', 8000, 8).sum == fnv((uint8_t *)&word, 8));
 }
 
@@ -389,8 +394,7 @@ static void test_send_recv(void **state)
 
 	(void)state;
 	fill(src, 3000, 3);
-	post(&wr);
-	expect_wc(3, IBV_WC_SUCCESS);
+	post_ok(&wr, 3);
 	r = ask('R', 0, 0);
 	assert_int_equal(r.ok, 1);
 	assert_int_equal(r.status, IBV_WC_SUCCESS);
@@ -416,8 +420,7 @@ static void test_read(void **state)
 
 	(void)state;
 	memset(dst, 0, 3096);
-	post(&wr);
-	expect_wc(4, IBV_WC_SUCCESS);
+	post_ok(&wr, 4);
 	/* what test_write_sgl put there */
 	assert_true(fnv(dst, 3096) == ask('C', 100, 3096).sum);
 	/* reading the read-only MR is allowed */
@@ -425,8 +428,7 @@ static void test_read(void **state)
 	wr.wr.rdma.remote_addr = remote.addr_ro;
 	wr.wr.rdma.rkey = remote.rkey_ro;
 	sge.length = 64;
-	post(&wr);
-	expect_wc(5, IBV_WC_SUCCESS);
+	post_ok(&wr, 5);
 	assert_int_equal(dst[0], RO_FILL);
 	assert_int_equal(dst[63], RO_FILL);
 }
@@ -461,8 +463,7 @@ static void test_atomics(void **state)
 		wr.wr.atomic.compare_add = steps[i].add_or_cmp;
 		wr.wr.atomic.swap = steps[i].swap;
 		*res = ~0ull;
-		post(&wr);
-		expect_wc(100 + i, IBV_WC_SUCCESS);
+		post_ok(&wr, 100 + i);
 		assert_int_equal(be64toh(*res), steps[i].old);
 	}
 	expect = htobe64(99);
