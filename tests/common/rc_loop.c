@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include "rc_connect.h"
 #include "rc_loop.h"
 
 struct ibv_qp *rc_loop_create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
@@ -41,34 +42,8 @@ static void to_rts(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn)
 					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
 			 0);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_4096;
-	attr.dest_qp_num = dqpn;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.dlid = dlid;
-	attr.ah_attr.port_num = 1;
-	assert_int_equal(ibv_modify_qp(qp, &attr,
-				       IBV_QP_STATE | IBV_QP_AV |
-					       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					       IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER),
-			 0);
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = 1;
-	assert_int_equal(ibv_modify_qp(qp, &attr,
-				       IBV_QP_STATE | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT |
-					       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					       IBV_QP_MAX_QP_RD_ATOMIC),
-			 0);
+	assert_int_equal(rc_connect_rtr(qp, dlid, dqpn), 0);
+	assert_int_equal(rc_connect_rts(qp), 0);
 }
 
 void rc_loop_connect(struct ibv_qp *a, struct ibv_qp *b)
