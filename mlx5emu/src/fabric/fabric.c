@@ -9,6 +9,9 @@
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED).
  *
+ * UC and UD requests are sent and forgotten: the responder never answers
+ * them, whatever it did with them.
+ *
  * Requests are pipelined: the requester keeps a window of them in flight
  * (nic.h: NIC_WINDOW, NIC_WINDOW_BYTES, below the socket buffers) and the
  * answers, in order on the same connection, are picked up by
@@ -49,10 +52,13 @@ struct fab_req {
 	uint16_t slid;
 	uint8_t opcode;
 	uint8_t se;
-	uint8_t pad[2];
+	uint8_t qp_type; /* UC and UD requests get no answer */
+	uint8_t pad;
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+	uint32_t qkey;
+	uint32_t pad2;
 	uint64_t swap_add, compare;
 };
 
@@ -285,9 +291,13 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		.psn = req->psn,
 		.epoch = req->epoch,
 		.opcode = req->opcode,
+		.qp_type = req->qp_type,
 		.se = req->se,
 		.src_qpn = req->src_qpn,
 		.slid = req->slid,
+		.dlid = req->dlid,
+		.dest_qpn = req->dest_qpn,
+		.qkey = req->qkey,
 		.raddr = req->raddr,
 		.rkey = req->rkey,
 		.imm = req->imm,
@@ -299,6 +309,14 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 	};
 	struct nic_qp *qp;
 
+	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
+	if (req->qp_type != NIC_QPT_RC) {
+		/* unreliable: executed or dropped, never answered */
+		if (qp && (req->qp_type == NIC_QPT_UD ||
+			   qp->dest_qpn == req->src_qpn))
+			nic_respond(qp, &pkt);
+		return 0;
+	}
 	/* READ data lands straight in the outgoing buffer */
 	if (!conn_reserve(c, sizeof(resp) + (read ? req->len : 0)))
 		return -1;
@@ -308,7 +326,6 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		pkt.dst = &dst;
 		pkt.ndst = 1;
 	}
-	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
 	/* RC: only the connected peer may talk to a QP */
 	if (!qp || qp->dest_qpn != req->src_qpn)
 		resp.ack = NIC_NAK_RETRY;
@@ -509,8 +526,7 @@ static struct fab_conn *peer_conn(int slot)
 	return c;
 }
 
-static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
-				const struct nic_pkt *pkt)
+static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
 	bool payload = op->flags & NIC_OPF_PAYLOAD;
@@ -519,12 +535,14 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		.len = pkt->len,
 		.psn = pkt->psn,
 		.epoch = pkt->epoch,
-		.dest_qpn = qp->dest_qpn,
+		.dest_qpn = pkt->dest_qpn,
 		.src_qpn = pkt->src_qpn,
-		.dlid = qp->dlid,
+		.dlid = pkt->dlid,
 		.slid = pkt->slid,
 		.opcode = pkt->opcode,
 		.se = pkt->se,
+		.qp_type = pkt->qp_type,
+		.qkey = pkt->qkey,
 		.raddr = pkt->raddr,
 		.rkey = pkt->rkey,
 		.imm = pkt->imm,
@@ -555,7 +573,7 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		peer_drop(slot);
 		return NIC_NAK_NOQP;
 	}
-	return NIC_PENDING;
+	return pkt->qp_type == NIC_QPT_RC ? NIC_PENDING : NIC_ACK;
 }
 
 /*
@@ -633,10 +651,15 @@ void fabric_forget(void)
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
-	int slot = (int)(qp->dest_qpn >> 16) - 1;
+	int slot = (int)(pkt->dest_qpn >> 16) - 1;
 	struct nic_qp *peer;
 
 	(void)dev;
+	if ((fab.slot < 0 || slot == fab.slot) && qp->type == NIC_QPT_UD) {
+		/* a datagram names its destination: no cached peer */
+		peer = emu_nic_find_qp(pkt->dlid, pkt->dest_qpn);
+		return peer ? nic_respond(peer, pkt) : NIC_DROPPED;
+	}
 	if (fab.slot < 0 || slot == fab.slot) {
 		if (qp->peer && qp->peer_gen == fab.gen) {
 			peer = qp->peer;
@@ -651,5 +674,5 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 	}
 	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
 		return NIC_NAK_NOQP;
-	return remote_xmit(slot, qp, pkt);
+	return remote_xmit(slot, pkt);
 }
