@@ -61,6 +61,8 @@ static void usage(FILE *f)
 		"                          processes on one fabric see each other\n"
 		"  --trace[=FILE]          log every command (default: stderr)\n"
 		"  --stat-dir=DIR          keep attribution records in DIR\n"
+		"  --netlink=on|off        answer RDMA netlink sockets (default on);\n"
+		"                          off: refused, libibverbs reads sysfs\n"
 		"\n"
 		"stat options:\n"
 		"  --dir=DIR     attribution directory (default $MLX5EMU_STAT_DIR)\n"
@@ -156,7 +158,8 @@ static int cmd_run(int argc, char **argv)
 		O_DEVUARS,
 		O_FABRIC,
 		O_TRACE,
-		O_STATDIR
+		O_STATDIR,
+		O_NETLINK
 	};
 	static const struct option opts[] = {
 		{ "model", required_argument, NULL, O_MODEL },
@@ -171,6 +174,7 @@ static int cmd_run(int argc, char **argv)
 		{ "fabric", required_argument, NULL, O_FABRIC },
 		{ "trace", optional_argument, NULL, O_TRACE },
 		{ "stat-dir", required_argument, NULL, O_STATDIR },
+		{ "netlink", required_argument, NULL, O_NETLINK },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -178,7 +182,7 @@ static int cmd_run(int argc, char **argv)
 	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
 	unsigned int devuars = 0;
 	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
-	const char *transport = "write", *fabric = NULL;
+	const char *transport = "write", *fabric = NULL, *netlink = "on";
 	char self[PATH_MAX];
 	ssize_t n;
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
@@ -234,6 +238,10 @@ static int cmd_run(int argc, char **argv)
 		case O_STATDIR:
 			stat_dir = optarg;
 			break;
+		case O_NETLINK:
+			netlink =
+				parse_choice("--netlink", optarg, "on", "off");
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -288,6 +296,7 @@ static int cmd_run(int argc, char **argv)
 	setenv_uint("MLX5EMU_UARS_PER_PAGE", upp);
 	setenv_uint("MLX5EMU_DYN_BFREGS", dyn);
 	setenv_uint("MLX5EMU_UAR_LIMIT", limit);
+	setenv("MLX5EMU_NETLINK", strcmp(netlink, "on") ? "0" : "1", 1);
 	if (devuars)
 		setenv_uint("MLX5EMU_DEVICE_UARS", devuars);
 	else

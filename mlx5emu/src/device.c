@@ -81,6 +81,8 @@ static void parse_env(void)
 			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID, 1,
 			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID);
 
+	v = getenv("MLX5EMU_NETLINK");
+	emu_cfg.netlink = !v || strcmp(v, "0");
 	v = getenv("MLX5EMU_TRACE");
 	if (v && *v && strcmp(v, "0")) {
 		if (!strcmp(v, "1") || !strcmp(v, "stderr"))

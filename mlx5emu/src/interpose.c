@@ -4,11 +4,13 @@
  * Calls on /dev/infiniband/uverbsN and on the fds we hand out are routed to
  * the emulated kernel; everything else goes straight to libc.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -35,6 +37,22 @@ static int (*real_fstatat)(int dirfd, const char *path, struct stat *st,
 static int (*real_statx)(int dirfd, const char *path, int flags,
 			 unsigned int mask, struct statx *stx);
 static int (*real_socket)(int domain, int type, int protocol);
+static int (*real_access)(const char *path, int mode);
+static FILE *(*real_fopen)(const char *path, const char *mode);
+static DIR *(*real_opendir)(const char *path);
+static ssize_t (*real_readlink)(const char *path, char *buf, size_t len);
+static ssize_t (*real_readlinkat)(int dirfd, const char *path, char *buf,
+				  size_t len);
+static char *(*real_realpath)(const char *path, char *resolved);
+static int (*real_faccessat)(int dirfd, const char *path, int mode, int flags);
+static int (*real_euidaccess)(const char *path, int mode);
+static int (*real_bind)(int fd, const struct sockaddr *addr, socklen_t len);
+static int (*real_getsockname)(int fd, struct sockaddr *addr, socklen_t *len);
+static ssize_t (*real_sendto)(int fd, const void *buf, size_t len, int flags,
+			      const struct sockaddr *to, socklen_t tolen);
+static ssize_t (*real_sendmsg)(int fd, const struct msghdr *msg, int flags);
+static ssize_t (*real_recvfrom)(int fd, void *buf, size_t len, int flags,
+				struct sockaddr *from, socklen_t *fromlen);
 
 static void *next(const char *name)
 {
@@ -59,6 +77,21 @@ void emu_libc_init(void)
 	real_fstat = next("fstat");
 	real_fstatat = next("fstatat");
 	real_statx = next("statx");
+	real_access = next("access");
+	real_fopen = next("fopen");
+	real_opendir = next("opendir");
+	real_readlink = next("readlink");
+	real_readlinkat = next("readlinkat");
+	real_realpath = next("realpath");
+	real_faccessat = next("faccessat");
+	real_euidaccess = next("euidaccess");
+	real_bind = next("bind");
+	real_getsockname = next("getsockname");
+	real_sendto = next("sendto");
+	real_sendmsg = next("sendmsg");
+	real_recvfrom = next("recvfrom");
+	emu_libc.recvmsg = next("recvmsg");
+	emu_libc.setsockopt = next("setsockopt");
 	__atomic_store_n(&real_socket, next("socket"), __ATOMIC_RELEASE);
 }
 
@@ -158,12 +191,14 @@ int open(const char *path, int flags, ...)
 	mode_t mode;
 	int fd;
 
+	char buf[PATH_MAX];
+
 	if (cdev_open(path, flags, &fd))
 		return fd;
 	va_start(ap, flags);
 	mode = va_mode(flags, ap);
 	va_end(ap);
-	return real_open(path, flags, mode);
+	return real_open(emu_sysfs_path(path, buf, sizeof(buf)), flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
@@ -193,12 +228,15 @@ int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode;
 	int fd;
 
+	char buf[PATH_MAX];
+
 	if (cdev_open(path, flags, &fd))
 		return fd;
 	va_start(ap, flags);
 	mode = va_mode(flags, ap);
 	va_end(ap);
-	return real_openat(dirfd, path, flags, mode);
+	return real_openat(dirfd, emu_sysfs_path(path, buf, sizeof(buf)), flags,
+			   mode);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
@@ -276,16 +314,20 @@ static bool cdev_stat(int index, struct stat *st)
 
 int stat(const char *path, struct stat *st)
 {
+	char buf[PATH_MAX];
+
 	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
-	return real_stat(path, st);
+	return real_stat(emu_sysfs_path(path, buf, sizeof(buf)), st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
+	char buf[PATH_MAX];
+
 	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
-	return real_lstat(path, st);
+	return real_lstat(emu_sysfs_path(path, buf, sizeof(buf)), st);
 }
 
 int fstat(int fd, struct stat *st)
@@ -297,22 +339,27 @@ int fstat(int fd, struct stat *st)
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
+	char buf[PATH_MAX];
+
 	if (cdev_stat(path_or_fd_index(dirfd, path, flags), st))
 		return 0;
-	return real_fstatat(dirfd, path, st, flags);
+	return real_fstatat(dirfd, emu_sysfs_path(path, buf, sizeof(buf)), st,
+			    flags);
 }
 
 int statx(int dirfd, const char *path, int flags, unsigned int mask,
 	  struct statx *stx)
 {
 	int index = path_or_fd_index(dirfd, path, flags);
+	char buf[PATH_MAX];
 
 	emu_libc_init();
 	if (index >= 0) {
 		fake_statx(stx, index);
 		return 0;
 	}
-	return real_statx(dirfd, path, flags, mask, stx);
+	return real_statx(dirfd, emu_sysfs_path(path, buf, sizeof(buf)), flags,
+			  mask, stx);
 }
 
 /* On LP64 glibc struct stat64 == struct stat; the 64 names are aliases. */
@@ -437,6 +484,8 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	ctx = cmd_fd(fd, ENOTTY, &refused);
+	if (ctx && ctx->maps_unseen)
+		emu_uar_sync(ctx);
 	if (ctx)
 		return emu_uverbs_ioctl(ctx, req, arg);
 	if (refused)
@@ -444,11 +493,25 @@ int ioctl(int fd, unsigned long req, ...)
 	return emu_libc.ioctl(fd, req, arg);
 }
 
+static ssize_t netlink_send_buf(struct emu_netlink *nl, const void *buf,
+				size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	return emu_netlink_send(nl, &msg);
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	bool refused;
 	struct emu_context *ctx = cmd_fd(fd, EINVAL, &refused);
+	struct emu_netlink *nl = emu_fd_get(fd, EMU_FD_NETLINK);
 
+	if (nl)
+		return netlink_send_buf(nl, buf, count);
+	if (ctx && ctx->maps_unseen)
+		emu_uar_sync(ctx);
 	if (ctx)
 		return emu_uverbs_write(ctx, buf, count);
 	if (refused)
@@ -476,6 +539,7 @@ int close(int fd)
 	bool inherited;
 	struct emu_context *ctx = own_ctx(fd, &inherited);
 	struct emu_event_file *ev;
+	struct emu_netlink *nl;
 
 	emu_libc_init();
 	if (inherited) {
@@ -491,6 +555,11 @@ int close(int fd)
 		emu_fd_clear(fd);
 		emu_event_file_closed(ev);
 		return 0;
+	}
+	nl = emu_fd_get(fd, EMU_FD_NETLINK);
+	if (nl) {
+		emu_fd_clear(fd);
+		emu_netlink_close(nl);
 	}
 	return emu_libc.close(fd);
 }
@@ -523,13 +592,219 @@ int munmap(void *addr, size_t len)
 	return ret;
 }
 
-/* Without an RDMA netlink socket libibverbs falls back to sysfs. */
+/* ------------------------------------------------------------------ */
+/* access(): the cdev is crw-rw-rw-                                     */
+
+/* -1 with errno, or 0; *handled false: the call goes to libc */
+static int cdev_access(const char *path, int mode, bool *handled)
+{
+	emu_libc_init();
+	*handled = emu_cdev_index(path) >= 0;
+	if (*handled && (mode & X_OK)) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+int access(const char *path, int mode)
+{
+	char buf[PATH_MAX];
+	bool handled;
+	int ret = cdev_access(path, mode, &handled);
+
+	return handled ? ret :
+			 real_access(emu_sysfs_path(path, buf, sizeof(buf)),
+				     mode);
+}
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	char buf[PATH_MAX];
+	bool handled;
+	int ret = cdev_access(path, mode, &handled);
+
+	return handled ? ret :
+			 real_faccessat(dirfd,
+					emu_sysfs_path(path, buf, sizeof(buf)),
+					mode, flags);
+}
+
+int euidaccess(const char *path, int mode)
+{
+	char buf[PATH_MAX];
+	bool handled;
+	int ret = cdev_access(path, mode, &handled);
+
+	return handled ? ret :
+			 real_euidaccess(emu_sysfs_path(path, buf, sizeof(buf)),
+					 mode);
+}
+
+int eaccess(const char *path, int mode)
+{
+	return euidaccess(path, mode);
+}
+
+/* ------------------------------------------------------------------ */
+/* the rest of the path-taking calls that reach /sys/class/infiniband   */
+
+FILE *fopen(const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_fopen(emu_sysfs_path(path, buf, sizeof(buf)), mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+DIR *opendir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_opendir(emu_sysfs_path(path, buf, sizeof(buf)));
+}
+
+ssize_t readlink(const char *path, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_readlink(emu_sysfs_path(path, buf, sizeof(buf)), out, len);
+}
+
+ssize_t readlinkat(int dirfd, const char *path, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_readlinkat(dirfd, emu_sysfs_path(path, buf, sizeof(buf)),
+			       out, len);
+}
+
+/* The tree's symlinks resolve inside it; the answer is shown under /sys. */
+char *realpath(const char *path, char *resolved)
+{
+	char buf[PATH_MAX];
+	const char *p;
+	char *ret;
+
+	emu_libc_init();
+	p = emu_sysfs_path(path, buf, sizeof(buf));
+	ret = real_realpath(p, resolved);
+	if (ret && p != path)
+		emu_sysfs_unmap(ret);
+	return ret;
+}
+
+char *__realpath_chk(const char *path, char *resolved, size_t len);
+char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	(void)len; /* resolved is PATH_MAX by contract */
+	return realpath(path, resolved);
+}
+
+char *canonicalize_file_name(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA netlink sockets (netlink.c); --netlink=off refuses them        */
+
 int socket(int domain, int type, int protocol)
 {
 	emu_libc_init();
 	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		emu_init();
+		if (emu_cfg.netlink)
+			return emu_netlink_socket(type);
+		/* libibverbs then falls back to sysfs */
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
 	return real_socket(domain, type, protocol);
+}
+
+static struct emu_netlink *netlink_fd(int fd)
+{
+	emu_libc_init();
+	return emu_fd_get(fd, EMU_FD_NETLINK);
+}
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct emu_netlink *nl = netlink_fd(fd);
+
+	return nl ? emu_netlink_bind(nl, addr, len) : real_bind(fd, addr, len);
+}
+
+int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct emu_netlink *nl = netlink_fd(fd);
+
+	return nl ? emu_netlink_getsockname(nl, addr, len) :
+		    real_getsockname(fd, addr, len);
+}
+
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct emu_netlink *nl = netlink_fd(fd);
+
+	return nl ? emu_netlink_setsockopt(nl, fd, level, name, val, len) :
+		    emu_libc.setsockopt(fd, level, name, val, len);
+}
+
+ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+	       const struct sockaddr *to, socklen_t tolen)
+{
+	struct emu_netlink *nl = netlink_fd(fd);
+
+	return nl ? netlink_send_buf(nl, buf, len) :
+		    real_sendto(fd, buf, len, flags, to, tolen);
+}
+
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	return sendto(fd, buf, len, flags, NULL, 0);
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct emu_netlink *nl = netlink_fd(fd);
+
+	return nl ? emu_netlink_send(nl, msg) : real_sendmsg(fd, msg, flags);
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	return netlink_fd(fd) ? emu_netlink_recv(fd, msg, flags) :
+				emu_libc.recvmsg(fd, msg, flags);
+}
+
+ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
+		 struct sockaddr *from, socklen_t *fromlen)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!netlink_fd(fd))
+		return real_recvfrom(fd, buf, len, flags, from, fromlen);
+	msg.msg_name = from;
+	msg.msg_namelen = fromlen ? *fromlen : 0;
+	n = emu_netlink_recv(fd, &msg, flags);
+	if (n >= 0 && fromlen)
+		*fromlen = msg.msg_namelen;
+	return n;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	return recvfrom(fd, buf, len, flags, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -114,6 +115,7 @@ struct emu_config {
 	unsigned int uar_limit; /* HW UARs per context, 0 = no limit */
 	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
 	int trace_fd; /* -1: tracing off */
+	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	char stat_dir[PATH_MAX];
 };
 
@@ -176,7 +178,8 @@ struct emu_uar_page {
 	uint32_t index; /* static page i or ALLOC_WC index k */
 	uint32_t page_id;
 	uint32_t nuars;
-	uint32_t slot;
+	uint32_t slot; /* UAR objects: mmap entry slot, else UINT32_MAX */
+	uint64_t file_off; /* in the memfd: the offset libmlx5 maps */
 	size_t len;
 	uint64_t mmap_offset; /* what the application passes to mmap() */
 	void *alias; /* emulator's own mapping */
@@ -346,6 +349,9 @@ struct emu_context {
 
 	/* memfd slots backing the UAR pages */
 	size_t slot_size;
+	uint64_t file_size; /* of the memfd */
+	bool maps_unseen; /* the app's mmap/munmap bypass us: scan the maps */
+	uint32_t wc_refused; /* 1 + ALLOC_WC index refused in a scan */
 	uint32_t nslots;
 	uint8_t *slot_used;
 };
@@ -355,6 +361,7 @@ enum emu_fd_kind {
 	EMU_FD_NONE,
 	EMU_FD_CMD,
 	EMU_FD_EVENT,
+	EMU_FD_NETLINK,
 };
 
 void emu_fd_set(int fd, enum emu_fd_kind kind, void *obj);
@@ -370,10 +377,34 @@ struct emu_libc {
 		      off_t off);
 	int (*munmap)(void *addr, size_t len);
 	int (*ioctl)(int fd, unsigned long req, ...);
+	ssize_t (*recvmsg)(int fd, struct msghdr *msg, int flags);
+	int (*setsockopt)(int fd, int level, int name, const void *val,
+			  socklen_t len);
 };
 
 extern struct emu_libc emu_libc;
 void emu_libc_init(void);
+
+/*
+ * sysfs_path.c: a /sys path the emulated tree shadows -> the same path in
+ * $SYSFS_PATH (in buf), else path itself; unmap turns a path inside the
+ * tree back into its /sys form, in place (root is longer than "/sys").
+ */
+const char *emu_sysfs_path(const char *path, char *buf, size_t len);
+void emu_sysfs_unmap(char *path);
+
+/* netlink.c: NETLINK_RDMA sockets (the fd is EMU_FD_NETLINK) */
+struct emu_netlink;
+int emu_netlink_socket(int type);
+int emu_netlink_bind(struct emu_netlink *nl, const struct sockaddr *addr,
+		     socklen_t len);
+int emu_netlink_getsockname(struct emu_netlink *nl, struct sockaddr *addr,
+			    socklen_t *len);
+int emu_netlink_setsockopt(struct emu_netlink *nl, int fd, int level, int name,
+			   const void *val, socklen_t len);
+ssize_t emu_netlink_send(struct emu_netlink *nl, const struct msghdr *msg);
+ssize_t emu_netlink_recv(int fd, struct msghdr *msg, int flags);
+void emu_netlink_close(struct emu_netlink *nl);
 
 /* device.c */
 void emu_init(void);
@@ -457,6 +488,8 @@ int emu_uar_context_init(struct emu_context *ctx,
 			 struct mlx5_ib_alloc_ucontext_resp *resp);
 void emu_uar_context_fini(struct emu_context *ctx);
 void emu_uar_forget_maps(struct emu_context *ctx);
+void emu_uar_sync(struct emu_context *ctx);
+void emu_uar_sync_locked(struct emu_context *ctx);
 void emu_uar_forked(void);
 int emu_uar_obj_alloc(struct emu_context *ctx, uint32_t type,
 		      struct emu_uar_page **out);

@@ -44,6 +44,13 @@ uint64_t emu_node_guid(unsigned int dev_index);
 uint16_t emu_port_lid(unsigned int dev_index, unsigned int nports,
 		      unsigned int port);
 
+/*
+ * Where the emulated PCI functions sit in sysfs: HCA N is function N of
+ * bus 0x81 behind a root port of its own domain-0 root complex.
+ */
+#define EMU_SYSFS_PCI_PARENT "devices/pci0000:80/0000:80:01.0"
+#define EMU_SYSFS_PCI_FMT "/0000:81:00.%u"
+
 /* sysfs.c: the tree libibverbs reads through SYSFS_PATH */
 int emu_sysfs_write(const char *root, const struct emu_model *model,
 		    unsigned int ndevices, unsigned int nports);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The sysfs tree libibverbs reads when SYSFS_PATH points at it and netlink
- * is unavailable: class/infiniband_verbs/uverbsN and class/infiniband/mlx5_N.
+ * The sysfs tree of the emulated devices, laid out as the kernel's: each
+ * HCA is a PCI function under devices/ holding infiniband/mlx5_N and
+ * infiniband_verbs/uverbsN, which class/ links to. libibverbs reads it
+ * through SYSFS_PATH; the interposer shows it at /sys as well.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model.h"
 
@@ -97,20 +100,66 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 	return ret;
 }
 
+/* class/<cls>/<name> -> ../../<devpath>/<cls>/<name>, as the kernel links */
+static int link_class(const char *root, const char *devpath, const char *cls,
+		      const char *name)
+{
+	char target[4096], link[4096];
+
+	snprintf(target, sizeof(target), "../../%s/%s/%s", devpath, cls, name);
+	snprintf(link, sizeof(link), "%s/class/%s/%s", root, cls, name);
+	if (symlink(target, link) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int write_pci(const char *pci, const struct emu_model *m)
+{
+	int ret;
+
+	/* libibverbs matches the provider with %08X: upper-case hex */
+	ret = put(pci, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc02sc07i00\n",
+		  EMU_PCI_VENDOR, m->pci_device, EMU_PCI_VENDOR, m->pci_subsys);
+	ret = ret ?: put(pci, "vendor", "0x%04x\n", EMU_PCI_VENDOR);
+	ret = ret ?: put(pci, "device", "0x%04x\n", m->pci_device);
+	ret = ret ?: put(pci, "subsystem_vendor", "0x%04x\n", EMU_PCI_VENDOR);
+	ret = ret ?: put(pci, "subsystem_device", "0x%04x\n", m->pci_subsys);
+	ret = ret ?: put(pci, "class", "0x020700\n");
+	ret = ret ?: put(pci, "numa_node", "-1\n");
+	return ret;
+}
+
 static int write_device(const char *root, const struct emu_model *m,
 			unsigned int dev, unsigned int nports)
 {
-	char uverbs[4096], ibdev[4096], pci[4200], guid[32];
+	char devpath[256], pci[4096], uverbs[4200], ibdev[4200], guid[32];
+	char link[4300];
 	unsigned int port;
 	int ret;
 
-	snprintf(uverbs, sizeof(uverbs), "%s/class/infiniband_verbs/uverbs%u",
-		 root, dev);
-	snprintf(ibdev, sizeof(ibdev), "%s/class/infiniband/mlx5_%u", root,
+	snprintf(devpath, sizeof(devpath), "%s" EMU_SYSFS_PCI_FMT,
+		 EMU_SYSFS_PCI_PARENT, dev);
+	snprintf(pci, sizeof(pci), "%s/%s", root, devpath);
+	snprintf(uverbs, sizeof(uverbs), "%s/infiniband_verbs/uverbs%u", pci,
 		 dev);
-	snprintf(pci, sizeof(pci), "%s/device", ibdev);
+	snprintf(ibdev, sizeof(ibdev), "%s/infiniband/mlx5_%u", pci, dev);
 	ret = mkdirs(uverbs);
-	ret = ret ?: mkdirs(pci);
+	ret = ret ?: mkdirs(ibdev);
+	ret = ret ?: write_pci(pci, m);
+	if (ret)
+		return ret;
+	/* both class devices point back at their parent, the PCI function */
+	snprintf(link, sizeof(link), "%s/device", uverbs);
+	if (symlink("../../", link))
+		return -errno;
+	snprintf(link, sizeof(link), "%s/device", ibdev);
+	if (symlink("../../", link))
+		return -errno;
+	ret = link_class(root, devpath, "infiniband_verbs",
+			 strrchr(uverbs, '/') + 1);
+	ret = ret   ?:
+		      link_class(root, devpath, "infiniband",
+				 strrchr(ibdev, '/') + 1);
 	if (ret)
 		return ret;
 
@@ -132,15 +181,6 @@ static int write_device(const char *root, const struct emu_model *m,
 	ret = ret ?: put(ibdev, "hca_type", "%s\n", m->hca_type);
 	ret = ret ?: put(ibdev, "hw_rev", "0x0\n");
 	ret = ret ?: put(ibdev, "board_id", "%s\n", m->board_id);
-	/* libibverbs matches the provider with %08X: upper-case hex */
-	ret = ret   ?:
-		      put(pci, "modalias",
-			  "pci:v%08Xd%08Xsv%08Xsd%08Xbc02sc07i00\n",
-			  EMU_PCI_VENDOR, m->pci_device, EMU_PCI_VENDOR,
-			  m->pci_subsys);
-	ret = ret ?: put(pci, "vendor", "0x%04x\n", EMU_PCI_VENDOR);
-	ret = ret ?: put(pci, "device", "0x%04x\n", m->pci_device);
-	ret = ret ?: put(pci, "numa_node", "-1\n");
 	for (port = 1; !ret && port <= nports; port++)
 		ret = write_port(ibdev, m, dev, nports, port);
 	return ret;
@@ -153,8 +193,10 @@ int emu_sysfs_write(const char *root, const struct emu_model *model,
 	unsigned int i;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs", root);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband", root);
 	ret = mkdirs(dir);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs", root);
+	ret = ret ?: mkdirs(dir);
 	/* uverbs ABI 6 selects the modern command layouts */
 	ret = ret ?: put(dir, "abi_version", "6\n");
 	for (i = 0; !ret && i < ndevices; i++)

@@ -6,14 +6,20 @@
  *    (alloc_bfreg), TD pages come from ALLOC_WC mmaps;
  *  - dynamic mode (profile H): nothing at GET_CONTEXT, pages are UAR
  *    objects (UAR_OBJ_ALLOC ioctl) named by their HW index.
- * Every page is a slot of the context's memfd, so the application's
- * mapping and the emulator's alias see the same bytes.
+ * Every page lives in the context's memfd at the very offset libmlx5
+ * passes to mmap(), so the application's mapping and the emulator's alias
+ * see the same bytes even when the application's mmap() reaches the
+ * kernel without us (UCX's bistro hooks): the bookkeeping then follows
+ * /proc/self/maps (emu_uar_sync()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mlx5emu.h"
@@ -28,7 +34,26 @@ static size_t page_size(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* memfd slots                                                         */
+/* where pages live in the memfd                                       */
+
+/* libmlx5's encoding: command in bits 8-15, index in 0-7 and 16-23 */
+static uint64_t mmap_pgoff(uint32_t cmd, uint32_t idx)
+{
+	return ((uint64_t)(idx >> 8) << 16) | (cmd << EMU_MMAP_CMD_SHIFT) |
+	       (idx & 0xff);
+}
+
+static int grow_file(struct emu_context *ctx, uint64_t end)
+{
+	if (end <= ctx->file_size)
+		return 0;
+	if (ftruncate(ctx->fd, end))
+		return -ENOMEM;
+	ctx->file_size = end;
+	return 0;
+}
+
+/* entry slots of UAR objects: slot i is mmap command 9, index i * npages */
 
 static int slot_alloc(struct emu_context *ctx, uint32_t *slot)
 {
@@ -44,10 +69,6 @@ static int slot_alloc(struct emu_context *ctx, uint32_t *slot)
 		if (!used)
 			return -ENOMEM;
 		memset(used + ctx->nslots, 0, n - ctx->nslots);
-		if (ftruncate(ctx->fd, (off_t)n * ctx->slot_size)) {
-			free(used);
-			return -ENOMEM;
-		}
 		ctx->slot_used = used;
 		ctx->nslots = n;
 	}
@@ -58,10 +79,23 @@ static int slot_alloc(struct emu_context *ctx, uint32_t *slot)
 
 static void slot_free(struct emu_context *ctx, uint32_t slot)
 {
-	/* give the memory back; the size of the file stays */
-	fallocate(ctx->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		  (off_t)slot * ctx->slot_size, ctx->slot_size);
 	ctx->slot_used[slot] = 0;
+}
+
+static uint64_t page_file_off(struct emu_context *ctx, enum emu_uar_kind kind,
+			      uint32_t index, uint32_t slot)
+{
+	switch (kind) {
+	case EMU_UAR_KIND_STATIC:
+		return mmap_pgoff(MLX5_IB_MMAP_REGULAR_PAGE, index) *
+		       page_size();
+	case EMU_UAR_KIND_ALLOC_WC:
+		return mmap_pgoff(MLX5_IB_MMAP_ALLOC_WC, index) * page_size();
+	default:
+		return mmap_pgoff(EMU_MMAP_DYN_CMD,
+				  slot * (ctx->slot_size / page_size())) *
+		       page_size();
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -95,23 +129,23 @@ static int page_new(struct emu_context *ctx, enum emu_uar_kind kind,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = slot_alloc(ctx, &pg->slot);
+	pg->slot = UINT32_MAX;
+	if (kind == EMU_UAR_KIND_OBJ_BF || kind == EMU_UAR_KIND_OBJ_NC) {
+		ret = slot_alloc(ctx, &pg->slot);
+		if (ret)
+			goto err_id;
+	}
+	pg->file_off = page_file_off(ctx, kind, index, pg->slot);
+	if (pg->slot != UINT32_MAX)
+		pg->mmap_offset = pg->file_off;
+	ret = grow_file(ctx, pg->file_off + pg->len);
 	if (ret)
-		goto err_id;
-	pg->alias =
-		emu_libc.mmap(NULL, pg->len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      ctx->fd, (off_t)pg->slot * ctx->slot_size);
+		goto err_slot;
+	pg->alias = emu_libc.mmap(NULL, pg->len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, ctx->fd, pg->file_off);
 	if (pg->alias == MAP_FAILED) {
 		ret = -ENOMEM;
 		goto err_slot;
-	}
-	if (kind == EMU_UAR_KIND_OBJ_BF || kind == EMU_UAR_KIND_OBJ_NC) {
-		uint64_t idx = pg->slot;
-		uint64_t pgoff = ((idx >> 8) << 16) |
-				 (EMU_MMAP_DYN_CMD << EMU_MMAP_CMD_SHIFT) |
-				 (idx & 0xff);
-
-		pg->mmap_offset = pgoff * page_size();
 	}
 	pg->uobj.ctx = ctx;
 	pg->uobj.type = EMU_OBJ_UAR;
@@ -122,7 +156,8 @@ static int page_new(struct emu_context *ctx, enum emu_uar_kind kind,
 	return 0;
 
 err_slot:
-	slot_free(ctx, pg->slot);
+	if (pg->slot != UINT32_MAX)
+		slot_free(ctx, pg->slot);
 err_id:
 	emu_dev_free_uar_id(ctx->dev, pg->page_id, nuars);
 err_free:
@@ -130,14 +165,21 @@ err_free:
 	return ret;
 }
 
+static void forget_maps(struct emu_context *ctx, struct emu_uar_page *pg);
+
 static void page_release(struct emu_uar_page *pg)
 {
 	struct emu_context *ctx = pg->uobj.ctx;
 
+	forget_maps(ctx, pg);
 	emu_stat_del_page(pg);
 	emu_list_del(&pg->node);
 	emu_libc.munmap(pg->alias, pg->len);
-	slot_free(ctx, pg->slot);
+	/* give the memory back; the size of the file stays */
+	fallocate(ctx->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		  pg->file_off, pg->len);
+	if (pg->slot != UINT32_MAX)
+		slot_free(ctx, pg->slot);
 	emu_dev_free_uar_id(ctx->dev, pg->page_id, pg->nuars);
 	ctx->nr_uars -= pg->nuars;
 	free(pg);
@@ -227,6 +269,15 @@ int emu_uar_context_init(struct emu_context *ctx,
 	ctx->wc_pages = calloc(ctx->num_dyn_pages ?: 1, sizeof(*ctx->wc_pages));
 	if (!ctx->bfreg_count || !ctx->static_pages || !ctx->wc_pages)
 		return -ENOMEM;
+	/*
+	 * ALLOC_WC pages come into being by the mmap itself: the file covers
+	 * them all, so that an mmap we never see still finds memory there
+	 */
+	if (ctx->num_dyn_pages &&
+	    grow_file(ctx, (mmap_pgoff(MLX5_IB_MMAP_ALLOC_WC,
+				       ctx->num_dyn_pages - 1) +
+			    1) * page_size()))
+		return -ENOMEM;
 	for (i = 0; i < ctx->num_static_pages; i++) {
 		ret = page_new(ctx, EMU_UAR_KIND_STATIC, i,
 			       &ctx->static_pages[i]);
@@ -302,6 +353,150 @@ int emu_uar_obj_destroy(struct emu_uar_page *pg)
 }
 
 /* ------------------------------------------------------------------ */
+/* mappings that bypassed us                                           */
+
+struct vma {
+	uintptr_t start, end;
+	uint64_t off;
+};
+
+/* the mappings of the context's memfd, from /proc/self/maps */
+static size_t read_vmas(struct emu_context *ctx, struct vma **out)
+{
+	size_t n = 0, cap = 0, linecap = 0;
+	char *line = NULL;
+	struct stat st;
+	struct vma *v = NULL, *nv;
+	FILE *f;
+
+	*out = NULL;
+	/* the real fstat: ours shows the cdev */
+	if (syscall(SYS_fstat, ctx->fd, &st))
+		return 0;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (getline(&line, &linecap, f) > 0) {
+		unsigned long start, end, off, ino;
+		unsigned int maj, min;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &start, &end,
+			   &off, &maj, &min, &ino) != 6 ||
+		    ino != st.st_ino || makedev(maj, min) != st.st_dev)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n++] = (struct vma){ start, end, off };
+	}
+	free(line);
+	fclose(f);
+	*out = v;
+	return n;
+}
+
+/* the application's mappings of a page: every cover but our alias */
+static unsigned int count_maps(const struct vma *v, size_t n,
+			       const struct emu_uar_page *pg)
+{
+	uintptr_t alias = (uintptr_t)pg->alias;
+	unsigned int cnt = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (pg->file_off < v[i].off ||
+		    pg->file_off >= v[i].off + (v[i].end - v[i].start))
+			continue;
+		if (alias >= v[i].start && alias < v[i].end &&
+		    v[i].off + (alias - v[i].start) == pg->file_off)
+			continue;
+		cnt++;
+	}
+	return cnt;
+}
+
+/* static mode: an ALLOC_WC mmap we did not see allocated its page */
+static void adopt_alloc_wc(struct emu_context *ctx, const struct vma *v,
+			   size_t n)
+{
+	uint64_t pgoff, last;
+	struct emu_uar_page *pg;
+	uint32_t idx;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		last = (v[i].off + (v[i].end - v[i].start)) / page_size();
+		for (pgoff = v[i].off / page_size(); pgoff < last; pgoff++) {
+			if (((pgoff >> EMU_MMAP_CMD_SHIFT) & 0xff) !=
+			    MLX5_IB_MMAP_ALLOC_WC)
+				continue;
+			idx = (pgoff & 0xff) | ((pgoff >> 16) & 0xff) << 8;
+			if (idx >= ctx->num_dyn_pages || ctx->wc_pages[idx] ||
+			    idx + 1 == ctx->wc_refused)
+				continue;
+			err = page_new(ctx, EMU_UAR_KIND_ALLOC_WC, idx, &pg);
+			if (err) {
+				/* counted once, not at every look */
+				ctx->wc_refused = idx + 1;
+				refused(ctx, "mmap_alloc_wc", err);
+				continue;
+			}
+			ctx->wc_pages[idx] = pg;
+		}
+	}
+}
+
+/*
+ * Bring the pages in line with what the process really maps: mmap and
+ * munmap may reach the kernel without passing through us. Called with
+ * ctx->lock held.
+ */
+void emu_uar_sync_locked(struct emu_context *ctx)
+{
+	struct emu_list *pos, *tmp;
+	struct vma *v;
+	size_t n = read_vmas(ctx, &v);
+
+	if (ctx->uar_mode == EMU_UAR_STATIC && ctx->wc_pages)
+		adopt_alloc_wc(ctx, v, n);
+	emu_list_for_each_safe(pos, tmp, &ctx->uar_pages)
+	{
+		struct emu_uar_page *pg =
+			container_of(pos, struct emu_uar_page, node);
+
+		pg->app_maps = count_maps(v, n, pg);
+		page_put(pg);
+	}
+	free(v);
+	emu_stat_changed();
+}
+
+void emu_uar_sync(struct emu_context *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	emu_uar_sync_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/*
+ * A page a QP or CQ names must be mapped by now; if we saw no mmap, the
+ * application's hooks bypass us: from now on every command looks first.
+ */
+static void check_mapped(struct emu_context *ctx, struct emu_uar_page *pg)
+{
+	if (pg->app_maps || ctx->maps_unseen)
+		return;
+	emu_uar_sync_locked(ctx);
+	if (pg->app_maps)
+		ctx->maps_unseen = true;
+}
+
+/* ------------------------------------------------------------------ */
 /* bfregs for QPs and CQs                                              */
 
 /* mlx5_ib: bfreg 0 is doorbell-only, then medium (shared), then high
@@ -353,8 +548,14 @@ int emu_uar_bind_qp(struct emu_context *ctx, struct emu_qp *qp)
 		    idx >= ctx->num_dyn_bfregs)
 			return -EINVAL;
 		pg = ctx->wc_pages[idx / per_page];
-		if (!pg)
-			return -EINVAL;
+		if (!pg) {
+			/* its TD's page may have been mapped behind our back */
+			emu_uar_sync_locked(ctx);
+			pg = ctx->wc_pages[idx / per_page];
+			if (!pg)
+				return -EINVAL;
+			ctx->maps_unseen = true;
+		}
 		qp->uar_how = EMU_QP_UAR_BFREG_INDEX;
 		qp->uar_id = pg->page_id + (idx % per_page) / 2;
 		qp->bfreg_index = EMU_INVALID_BFREG_RESP;
@@ -377,6 +578,7 @@ int emu_uar_bind_qp(struct emu_context *ctx, struct emu_qp *qp)
 					  EMU_BFREGS_PER_UAR +
 				  qp->bfregn % EMU_NON_FP_BFREGS_PER_UAR;
 	}
+	check_mapped(ctx, pg);
 	qp->uar = pg;
 	pg->nqps++;
 	return 0;
@@ -406,6 +608,7 @@ int emu_uar_bind_cq(struct emu_context *ctx, struct emu_cq *cq, bool has_idx,
 		pg = ctx->static_pages[0];
 	if (!pg)
 		return -EINVAL;
+	check_mapped(ctx, pg);
 	cq->uar = pg;
 	pg->ncqs++;
 	return 0;
@@ -511,7 +714,7 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 	}
 	if (pg) {
 		p = emu_libc.mmap(addr, len, prot, flags, ctx->fd,
-				  (off_t)pg->slot * ctx->slot_size);
+				  pg->file_off);
 		err = p == MAP_FAILED ? -errno : 0;
 	}
 	if (p != MAP_FAILED) {
@@ -573,7 +776,8 @@ bool emu_uar_munmap(void *addr, size_t len)
 
 		pthread_mutex_lock(&ctx->lock);
 		emu_trace("ctx%u munmap page_id=0x%x", ctx->id, pg->page_id);
-		pg->app_maps--;
+		if (pg->app_maps) /* a scan may have counted it gone */
+			pg->app_maps--;
 		page_put(pg);
 		pthread_mutex_unlock(&ctx->lock);
 		free(map);
@@ -592,21 +796,29 @@ void emu_uar_forked(void)
 	nr_maps = 0;
 }
 
-/* context close: forget the app's mappings of this context */
-void emu_uar_forget_maps(struct emu_context *ctx)
+/* the mappings we saw of one page (or of all the context's pages) */
+static void forget_maps(struct emu_context *ctx, struct emu_uar_page *pg)
 {
 	struct emu_list *pos, *tmp;
 
+	if (!__atomic_load_n(&nr_maps, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&map_lock);
 	emu_list_for_each_safe(pos, tmp, &maps)
 	{
 		struct emu_map *m = container_of(pos, struct emu_map, node);
 
-		if (m->pg->uobj.ctx == ctx) {
+		if (m->pg->uobj.ctx == ctx && (!pg || m->pg == pg)) {
 			emu_list_del(&m->node);
 			nr_maps--;
 			free(m);
 		}
 	}
 	pthread_mutex_unlock(&map_lock);
+}
+
+/* context close: forget the app's mappings of this context */
+void emu_uar_forget_maps(struct emu_context *ctx)
+{
+	forget_maps(ctx, NULL);
 }

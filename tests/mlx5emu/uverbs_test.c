@@ -108,14 +108,18 @@ static void open_family(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-/* without RDMA netlink libibverbs reads sysfs; other netlink is fine */
+/*
+ * RDMA netlink is emulated (edge_test checks what it answers and its
+ * refusal under --netlink=off); other netlink families are the host's.
+ */
 static void netlink(void **state)
 {
 	int fd;
 
 	(void)state;
-	assert_int_equal(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 20), -1);
-	assert_int_equal(errno, EPROTONOSUPPORT);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 20);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	assert_true(fd >= 0);
 	close(fd);
