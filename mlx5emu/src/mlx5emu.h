@@ -278,6 +278,7 @@ struct emu_qp {
 	struct ib_uverbs_qp_dest alt_ah;
 
 	uint32_t events_reported;
+	pid_t tid; /* the thread that created it, for attribution */
 	struct emu_list stat_node; /* ctx->stat_qps, under the stat lock */
 	void *nic; /* the NIC's state for this QP */
 };

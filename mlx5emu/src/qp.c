@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
 
@@ -361,6 +362,7 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		ucmd.rq_wqe_count = 0;
 	qp->qp_type = r.qp_type;
 	qp->create_flags = r.create_flags;
+	qp->tid = gettid();
 	qp->sq_sig_all = r.sq_sig_all;
 	qp->max_send_wr = r.max_send_wr;
 	qp->max_recv_wr = r.max_recv_wr;
