@@ -58,31 +58,33 @@ struct qp_transition {
 };
 
 #define UC_PATH (QP_ALT_PATH | QP_ACCESS_FLAGS | QP_PATH_MIG_STATE)
+/* what RESET->INIT needs and INIT->INIT may change */
+#define INIT_ATTRS                                                             \
+	{                                                                      \
+		[QPT_RC] = QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS,          \
+		[QPT_UC] = QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS,          \
+		[QPT_UD] = QP_PKEY_INDEX | QP_PORT | QP_QKEY,                  \
+	}
+/* what a move to RTS (from RTR, RTS or SQD) may change */
+#define TO_RTS_OPT                                                             \
+	{                                                                      \
+		[QPT_RC] = QP_CUR_STATE | UC_PATH | QP_MIN_RNR_TIMER,          \
+		[QPT_UC] = QP_CUR_STATE | UC_PATH,                             \
+		[QPT_UD] = QP_CUR_STATE | QP_QKEY,                             \
+	}
 
 static const struct qp_transition qp_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
 	[EMU_QPS_RESET] = {
 		[EMU_QPS_RESET] = { .valid = true },
 		[EMU_QPS_INIT] = {
 			.valid = true,
-			.req = {
-				[QPT_RC] = QP_PKEY_INDEX | QP_PORT |
-					   QP_ACCESS_FLAGS,
-				[QPT_UC] = QP_PKEY_INDEX | QP_PORT |
-					   QP_ACCESS_FLAGS,
-				[QPT_UD] = QP_PKEY_INDEX | QP_PORT | QP_QKEY,
-			},
+			.req = INIT_ATTRS,
 		},
 	},
 	[EMU_QPS_INIT] = {
 		[EMU_QPS_INIT] = {
 			.valid = true,
-			.opt = {
-				[QPT_RC] = QP_PKEY_INDEX | QP_PORT |
-					   QP_ACCESS_FLAGS,
-				[QPT_UC] = QP_PKEY_INDEX | QP_PORT |
-					   QP_ACCESS_FLAGS,
-				[QPT_UD] = QP_PKEY_INDEX | QP_PORT | QP_QKEY,
-			},
+			.opt = INIT_ATTRS,
 		},
 		[EMU_QPS_RTR] = {
 			.valid = true,
@@ -112,23 +114,13 @@ static const struct qp_transition qp_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
 				[QPT_UC] = QP_SQ_PSN,
 				[QPT_UD] = QP_SQ_PSN,
 			},
-			.opt = {
-				[QPT_RC] = QP_CUR_STATE | UC_PATH |
-					   QP_MIN_RNR_TIMER,
-				[QPT_UC] = QP_CUR_STATE | UC_PATH,
-				[QPT_UD] = QP_CUR_STATE | QP_QKEY,
-			},
+			.opt = TO_RTS_OPT,
 		},
 	},
 	[EMU_QPS_RTS] = {
 		[EMU_QPS_RTS] = {
 			.valid = true,
-			.opt = {
-				[QPT_RC] = QP_CUR_STATE | UC_PATH |
-					   QP_MIN_RNR_TIMER,
-				[QPT_UC] = QP_CUR_STATE | UC_PATH,
-				[QPT_UD] = QP_CUR_STATE | QP_QKEY,
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[EMU_QPS_SQD] = {
 			.valid = true,
@@ -142,12 +134,7 @@ static const struct qp_transition qp_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
 	[EMU_QPS_SQD] = {
 		[EMU_QPS_RTS] = {
 			.valid = true,
-			.opt = {
-				[QPT_RC] = QP_CUR_STATE | UC_PATH |
-					   QP_MIN_RNR_TIMER,
-				[QPT_UC] = QP_CUR_STATE | UC_PATH,
-				[QPT_UD] = QP_CUR_STATE | QP_QKEY,
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[EMU_QPS_SQD] = {
 			.valid = true,

@@ -1226,16 +1226,12 @@ static void test_uc(void **state)
 	struct nic_mr *rbuf = add_mr(e, 64, NIC_ACCESS_LOCAL_WRITE, 1);
 	struct nic_sge s = { src->iova, 8, src->lkey };
 	struct nic_sge r = { rbuf->iova, 64, rbuf->lkey };
-	struct post w = {
-		.opcode = MLX5_OPCODE_RDMA_WRITE,
-		.signaled = true,
-		.raddr = dst->iova,
-		.rkey = dst->rkey,
-		.sge = &s,
-		.nsge = 1,
-	};
+	struct post w = send_of(&s);
 	struct post p = send_of(&s);
 
+	w.opcode = MLX5_OPCODE_RDMA_WRITE;
+	w.raddr = dst->iova;
+	w.rkey = dst->rkey;
 	e->qp[0].type = e->qp[1].type = NIC_QPT_UC;
 	memcpy(src->va, "unreliab", 8);
 	assert_int_equal(post_run(e, &w), 1);

@@ -184,88 +184,100 @@ static void post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
 	assert_int_equal(ibv_post_send(qp, wr, &bad), 0);
 }
 
+/* an SRQ and two connected RC QPs: a sends, b receives through the SRQ */
+struct srq_pair {
+	struct ibv_srq *srq;
+	struct ibv_qp *a, *b;
+};
+
+static void srq_pair_up(struct env *e, uint32_t max_wr, struct srq_pair *p)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = max_wr,
+						  .max_sge = 1 } };
+
+	p->srq = ibv_create_srq(e->pd, &sa);
+	assert_non_null(p->srq);
+	p->a = make_qp(e, IBV_QPT_RC, NULL);
+	p->b = make_qp(e, IBV_QPT_RC, p->srq);
+	bring_up(e, p->a, p->b->qp_num);
+	bring_up(e, p->b, p->a->qp_num);
+}
+
+/* ibv_destroy_srq returns only if the events were counted right */
+static void srq_pair_down(struct srq_pair *p)
+{
+	assert_int_equal(ibv_destroy_qp(p->b), 0);
+	assert_int_equal(ibv_destroy_qp(p->a), 0);
+	assert_int_equal(ibv_destroy_srq(p->srq), 0);
+}
+
+/* one SEND of the first len bytes of the buffer */
+static void send_once(struct env *e, struct ibv_qp *qp, uint32_t len)
+{
+	struct ibv_sge s = { (uintptr_t)e->buf, len, e->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &s,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+
+	post_send_wr(qp, &wr);
+}
+
 /* the limit fires once; the event read is what DESTROY_SRQ reports */
 static void srq_limit_event(void **state)
 {
 	struct env *e = *state;
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
 	struct ibv_srq_attr attr = { .srq_limit = 3 };
 	struct ibv_async_event ev;
-	struct ibv_qp *a, *b;
-	struct ibv_srq *srq;
 	struct ibv_wc wc[2];
-	struct ibv_sge s = { (uintptr_t)e->buf, 16, e->mr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &s,
-				  .num_sge = 1,
-				  .opcode = IBV_WR_SEND };
+	struct srq_pair p;
 	int i;
 
-	srq = ibv_create_srq(e->pd, &sa);
-	assert_non_null(srq);
-	a = make_qp(e, IBV_QPT_RC, NULL);
-	b = make_qp(e, IBV_QPT_RC, srq);
-	bring_up(e, a, b->qp_num);
-	bring_up(e, b, a->qp_num);
+	srq_pair_up(e, 16, &p);
 	for (i = 0; i < 5; i++)
-		post_recv_at(e, NULL, srq, 100 + i, 1024 + 64 * i, 64);
-	assert_int_equal(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), 0);
+		post_recv_at(e, NULL, p.srq, 100 + i, 1024 + 64 * i, 64);
+	assert_int_equal(ibv_modify_srq(p.srq, &attr, IBV_SRQ_LIMIT), 0);
 	memset(&attr, 0, sizeof(attr));
-	assert_int_equal(ibv_query_srq(srq, &attr), 0);
+	assert_int_equal(ibv_query_srq(p.srq, &attr), 0);
 	assert_int_equal(attr.srq_limit, 3);
 	/* 5 -> 3 posted: not below the limit yet */
 	for (i = 0; i < 3; i++) {
-		post_send_wr(a, &wr);
+		send_once(e, p.a, 16);
 		poll_n(e, wc, 2);
 		if (i == 1) {
-			assert_int_equal(ibv_query_srq(srq, &attr), 0);
+			assert_int_equal(ibv_query_srq(p.srq, &attr), 0);
 			assert_int_equal(attr.srq_limit, 3);
 		}
 	}
 	/* 2 left < 3: the event, and the limit reads 0 again */
 	assert_int_equal(ibv_get_async_event(e->ctx, &ev), 0);
 	assert_int_equal(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
-	assert_ptr_equal(ev.element.srq, srq);
+	assert_ptr_equal(ev.element.srq, p.srq);
 	ibv_ack_async_event(&ev);
-	assert_int_equal(ibv_query_srq(srq, &attr), 0);
+	assert_int_equal(ibv_query_srq(p.srq, &attr), 0);
 	assert_int_equal(attr.srq_limit, 0);
 	/* a limit at or above the SRQ's size is refused */
 	attr.srq_limit = 1 << 20;
-	assert_int_equal(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), EINVAL);
+	assert_int_equal(ibv_modify_srq(p.srq, &attr, IBV_SRQ_LIMIT), EINVAL);
 	/* the SRQ is in use */
-	assert_int_equal(ibv_destroy_srq(srq), EBUSY);
-	assert_int_equal(ibv_destroy_qp(b), 0);
-	assert_int_equal(ibv_destroy_qp(a), 0);
-	/* returns: the one event was read and acknowledged */
-	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(ibv_destroy_srq(p.srq), EBUSY);
+	srq_pair_down(&p);
 }
 
 /* an event nobody read does not hold up ibv_destroy_srq */
 static void srq_unread_event(void **state)
 {
 	struct env *e = *state;
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
 	struct ibv_srq_attr attr = { .srq_limit = 2 };
-	struct ibv_qp *a, *b;
-	struct ibv_srq *srq;
 	struct ibv_wc wc[2];
-	struct ibv_sge s = { (uintptr_t)e->buf, 8, e->mr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &s,
-				  .num_sge = 1,
-				  .opcode = IBV_WR_SEND };
+	struct srq_pair p;
 
-	srq = ibv_create_srq(e->pd, &sa);
-	a = make_qp(e, IBV_QPT_RC, NULL);
-	b = make_qp(e, IBV_QPT_RC, srq);
-	bring_up(e, a, b->qp_num);
-	bring_up(e, b, a->qp_num);
-	post_recv_at(e, NULL, srq, 1, 1024, 64);
-	post_recv_at(e, NULL, srq, 2, 1088, 64);
-	assert_int_equal(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), 0);
-	post_send_wr(a, &wr);
+	srq_pair_up(e, 8, &p);
+	post_recv_at(e, NULL, p.srq, 1, 1024, 64);
+	post_recv_at(e, NULL, p.srq, 2, 1088, 64);
+	assert_int_equal(ibv_modify_srq(p.srq, &attr, IBV_SRQ_LIMIT), 0);
+	send_once(e, p.a, 8);
 	poll_n(e, wc, 2);
-	assert_int_equal(ibv_destroy_qp(b), 0);
-	assert_int_equal(ibv_destroy_qp(a), 0);
-	assert_int_equal(ibv_destroy_srq(srq), 0);
+	srq_pair_down(&p);
 }
 
 static void srq_errors(void **state)
