@@ -188,8 +188,7 @@ static const char *state_name(unsigned int state)
  * NULL if the transition is allowed with these attributes, else why not;
  * *missing and *extra get the offending attribute bits for --trace.
  */
-static const char *transition_error(enum qp_transport t,
-				    enum emu_qp_state cur,
+static const char *transition_error(enum qp_transport t, enum emu_qp_state cur,
 				    enum emu_qp_state next, uint32_t mask,
 				    uint32_t *missing, uint32_t *extra)
 {

@@ -76,7 +76,8 @@ int emu_cmd_create_srq(struct emu_context *ctx, struct emu_cmd *c)
 	}
 	/* the WQE layout libmlx5 computed the same way */
 	stride = SRQ_NEXT_SEG + req->max_sge * SRQ_DATA_SEG;
-	stride = roundup_pow2(stride < SRQ_MIN_STRIDE ? SRQ_MIN_STRIDE : stride);
+	stride =
+		roundup_pow2(stride < SRQ_MIN_STRIDE ? SRQ_MIN_STRIDE : stride);
 	srq->wqe_shift = __builtin_ctz(stride);
 	srq->max_sge = (stride - SRQ_NEXT_SEG) / SRQ_DATA_SEG;
 	srq->nwqe = roundup_pow2(req->max_wr + 1);
@@ -155,7 +156,8 @@ int emu_cmd_query_srq(struct emu_context *ctx, struct emu_cmd *c)
 	return 0;
 }
 
-int emu_srq_destroy(struct emu_srq *srq, struct ib_uverbs_destroy_srq_resp *resp)
+int emu_srq_destroy(struct emu_srq *srq,
+		    struct ib_uverbs_destroy_srq_resp *resp)
 {
 	struct emu_context *ctx = srq->uobj.ctx;
 	struct emu_device *dev = ctx->dev;

@@ -445,8 +445,8 @@ static int srq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 		sizeof(resp.max_wr));
 	put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM], &resp.srqn,
 		sizeof(resp.srqn));
-	return put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE],
-		       &resp.max_sge, sizeof(resp.max_sge));
+	return put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE], &resp.max_sge,
+		       sizeof(resp.max_sge));
 }
 
 static int srq_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
@@ -464,8 +464,7 @@ static int srq_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	ret = emu_srq_destroy(srq, &resp);
 	if (ret)
 		return ret;
-	return put_out(at.a[UVERBS_ATTR_DESTROY_SRQ_RESP], &resp,
-		       sizeof(resp));
+	return put_out(at.a[UVERBS_ATTR_DESTROY_SRQ_RESP], &resp, sizeof(resp));
 }
 
 /* -EPROTONOSUPPORT when the method does not exist (yet) */

@@ -1149,9 +1149,9 @@ static void test_ud_delivery(void **state)
 	make_ud(e, 0x11112222);
 	memcpy(src->va, "datagram!!", 10);
 	for (i = 0; i < 3; i++) {
-		struct post p = ud_send(&s, 0x101, 7,
-					i == 2 ? NIC_QKEY_FROM_QP : 0x11112222,
-					i == 1);
+		struct post p =
+			ud_send(&s, 0x101, 7,
+				i == 2 ? NIC_QKEY_FROM_QP : 0x11112222, i == 1);
 
 		memset(rbuf->va, 0xaa, 128);
 		post_recv(e, 1, &r, 1);

@@ -39,8 +39,8 @@ static int setup(void **state)
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
 	e->buf = calloc(1, BUF);
-	e->mr = ibv_reg_mr(e->pd, e->buf, BUF, IBV_ACCESS_LOCAL_WRITE |
-						      IBV_ACCESS_REMOTE_WRITE);
+	e->mr = ibv_reg_mr(e->pd, e->buf, BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	assert_non_null(e->mr);
 	assert_int_equal(ibv_query_port(e->ctx, 1, &pa), 0);
 	e->lid = pa.lid;
@@ -99,12 +99,11 @@ static void bring_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 	};
 	bool ud = qp->qp_type == IBV_QPT_UD;
 
-	assert_int_equal(ibv_modify_qp(qp, &a,
-				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT |
-					       (ud ? IBV_QP_QKEY :
-						     IBV_QP_ACCESS_FLAGS)),
-			 0);
+	assert_int_equal(
+		ibv_modify_qp(qp, &a,
+			      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				      (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS)),
+		0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_4096;
@@ -114,30 +113,30 @@ static void bring_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
 	assert_int_equal(
-		ibv_modify_qp(qp, &a,
-			      ud ? IBV_QP_STATE :
-				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					   (qp->qp_type == IBV_QPT_RC ?
-						    IBV_QP_MAX_DEST_RD_ATOMIC |
-							    IBV_QP_MIN_RNR_TIMER :
-						    0)),
+		ibv_modify_qp(
+			qp, &a,
+			ud ? IBV_QP_STATE :
+			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					(qp->qp_type == IBV_QPT_RC ?
+						 IBV_QP_MAX_DEST_RD_ATOMIC |
+							 IBV_QP_MIN_RNR_TIMER :
+						 0)),
 		0);
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	assert_int_equal(
-		ibv_modify_qp(qp, &a,
-			      qp->qp_type == IBV_QPT_RC ?
-				      IBV_QP_STATE | IBV_QP_SQ_PSN |
-					      IBV_QP_TIMEOUT |
-					      IBV_QP_RETRY_CNT |
-					      IBV_QP_RNR_RETRY |
-					      IBV_QP_MAX_QP_RD_ATOMIC :
-				      IBV_QP_STATE | IBV_QP_SQ_PSN),
-		0);
+	assert_int_equal(ibv_modify_qp(qp, &a,
+				       qp->qp_type == IBV_QPT_RC ?
+					       IBV_QP_STATE | IBV_QP_SQ_PSN |
+						       IBV_QP_TIMEOUT |
+						       IBV_QP_RETRY_CNT |
+						       IBV_QP_RNR_RETRY |
+						       IBV_QP_MAX_QP_RD_ATOMIC :
+					       IBV_QP_STATE | IBV_QP_SQ_PSN),
+			 0);
 }
 
 static void post_recv_at(struct env *e, struct ibv_qp *qp, struct ibv_srq *srq,

@@ -128,8 +128,7 @@ static void glue_qp_event(struct nic_dev *ndev, struct nic_qp *nq, int event)
 				     qp->uobj.user_handle, event);
 }
 
-static void glue_srq_event(struct nic_dev *ndev, struct nic_srq *ns,
-			   int event)
+static void glue_srq_event(struct nic_dev *ndev, struct nic_srq *ns, int event)
 {
 	struct emu_srq *srq = ((struct emu_nic_srq *)ns->priv)->srq;
 	struct emu_context *ctx = srq->uobj.ctx;
@@ -506,9 +505,10 @@ int emu_nic_qp_create(struct emu_qp *qp)
 	nq->qpn = qp->qpn;
 	nq->type = qp->qp_type;
 	/* CQE version 0 puts the SRQN where version 1 has the user index */
-	nq->uidx = qp->uobj.ctx->cqe_version ? qp->uidx :
-			qp->srq			    ? qp->srq->srqn :
-						      0;
+	if (qp->uobj.ctx->cqe_version)
+		nq->uidx = qp->uidx;
+	else
+		nq->uidx = qp->srq ? qp->srq->srqn : 0;
 	if (qp->srq)
 		nq->srq = &((struct emu_nic_srq *)qp->srq->nic)->ns;
 	nq->pdn = qp->pd->pdn;

@@ -112,8 +112,8 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		pkt.dlid = w->ud_dlid;
 		pkt.dest_qpn = w->ud_dqpn;
 		/* the high bit asks for the sending QP's own Q_Key */
-		pkt.qkey = (w->ud_qkey & NIC_QKEY_FROM_QP) ? qp->qkey :
-							     w->ud_qkey;
+		pkt.qkey =
+			(w->ud_qkey & NIC_QKEY_FROM_QP) ? qp->qkey : w->ud_qkey;
 	}
 
 	if (w->inl) {

@@ -119,8 +119,8 @@ static void iov_skip(struct nic_iov *iov, uint32_t *n, uint32_t skip)
 
 /* Map the WQE's scatter list; the message must fit it. */
 static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
-				 const struct nic_pkt *pkt,
-				 struct nic_iov *dst, uint32_t *ndst)
+				 const struct nic_pkt *pkt, struct nic_iov *dst,
+				 uint32_t *ndst)
 {
 	uint32_t i, room = 0, hdr = qp->type == NIC_QPT_UD ? NIC_GRH_LEN : 0;
 	int err = 0;
