@@ -75,6 +75,10 @@ static void destroy_all(struct emu_context *ctx, enum emu_obj_type type)
 			emu_qp_destroy(container_of(u, struct emu_qp, uobj),
 				       NULL);
 			break;
+		case EMU_OBJ_SRQ:
+			emu_srq_destroy(container_of(u, struct emu_srq, uobj),
+					NULL);
+			break;
 		case EMU_OBJ_CQ:
 			emu_cq_destroy(container_of(u, struct emu_cq, uobj),
 				       NULL);
@@ -101,6 +105,7 @@ void emu_context_close(struct emu_context *ctx)
 	emu_uar_forget_maps(ctx);
 	pthread_mutex_lock(&ctx->lock);
 	destroy_all(ctx, EMU_OBJ_QP);
+	destroy_all(ctx, EMU_OBJ_SRQ);
 	destroy_all(ctx, EMU_OBJ_CQ);
 	destroy_all(ctx, EMU_OBJ_MR);
 	destroy_all(ctx, EMU_OBJ_PD);

@@ -200,7 +200,14 @@ void emu_fill_query_device(struct emu_device *dev,
 	r->max_qp_rd_atom = 1U << m->log_max_ra_res_qp;
 	r->max_qp_init_rd_atom = 1U << m->log_max_ra_req_qp;
 	r->max_res_rd_atom = r->max_qp_rd_atom * r->max_qp;
-	/* the NIC executes CAS and FADD on big-endian values, as ConnectX */
+	r->max_srq = 1U << m->log_max_qp;
+	r->max_srq_wr = (1U << m->log_max_qp_sz) - 1;
+	r->max_srq_sge = EMU_SRQ_MAX_SGE;
+	/*
+	 * mlx5_ib says HCA only for firmware in host-endian atomic mode: the
+	 * NIC then adds and compares host-order values and answers in host
+	 * order, which is what this NIC does.
+	 */
 	r->atomic_cap = EMU_ATOMIC_HCA;
 	r->max_pkeys = 1;
 	r->local_ca_ack_delay = 16;

@@ -16,7 +16,7 @@
 
 struct emu_event {
 	struct emu_list node;
-	struct emu_uobj *uobj; /* CQ or QP the event is about */
+	struct emu_uobj *uobj; /* CQ, QP or SRQ the event is about */
 	union {
 		struct ib_uverbs_comp_event_desc comp;
 		struct ib_uverbs_async_event_desc async;
@@ -92,6 +92,8 @@ static void count_read(struct emu_event_file *f, struct emu_event *ev)
 			->async_events_reported++;
 	} else if (ev->uobj->type == EMU_OBJ_QP) {
 		container_of(ev->uobj, struct emu_qp, uobj)->events_reported++;
+	} else if (ev->uobj->type == EMU_OBJ_SRQ) {
+		container_of(ev->uobj, struct emu_srq, uobj)->events_reported++;
 	}
 }
 

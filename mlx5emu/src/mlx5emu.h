@@ -39,6 +39,7 @@
 #define EMU_FIRST_QPN 0x100
 #define EMU_INVALID_BFREG (-1)
 #define EMU_NUM_COMP_VECTORS 4
+#define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
 
 #define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
@@ -129,6 +130,7 @@ enum emu_obj_type {
 	EMU_OBJ_CQ,
 	EMU_OBJ_QP,
 	EMU_OBJ_UAR,
+	EMU_OBJ_SRQ,
 };
 
 struct emu_context;
@@ -204,6 +206,20 @@ struct emu_cq {
 	void *nic; /* the NIC's state for this CQ */
 };
 
+/* A basic SRQ: a ring of linked receive WQEs (mlx5_wqe_srq_next_seg). */
+struct emu_srq {
+	struct emu_uobj uobj;
+	uint32_t srqn;
+	struct emu_pd *pd;
+	uint32_t nwqe; /* power of two; the app may post nwqe - 1 */
+	uint32_t max_sge; /* data segments that fit a WQE */
+	uint32_t wqe_shift;
+	uint64_t buf_addr, db_addr;
+	uint32_t limit; /* armed limit, 0 once the event fired */
+	uint32_t events_reported;
+	void *nic; /* the NIC's state for this SRQ */
+};
+
 enum emu_qp_state {
 	EMU_QPS_RESET,
 	EMU_QPS_INIT,
@@ -224,10 +240,12 @@ enum emu_qp_uar_how {
 struct emu_qp {
 	struct emu_uobj uobj;
 	uint32_t qpn;
-	uint8_t qp_type;
+	uint8_t qp_type; /* IB_UVERBS_QPT_RC, UC or UD */
 	bool sq_sig_all;
+	uint32_t create_flags;
 	struct emu_pd *pd;
 	struct emu_cq *send_cq, *recv_cq;
+	struct emu_srq *srq; /* receives through it instead of an RQ */
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
 		max_inline_data;
 
@@ -260,6 +278,7 @@ struct emu_qp {
 	struct ib_uverbs_qp_dest alt_ah;
 
 	uint32_t events_reported;
+	pid_t tid; /* the thread that created it, for attribution */
 	struct emu_list stat_node; /* ctx->stat_qps, under the stat lock */
 	void *nic; /* the NIC's state for this QP */
 };
@@ -283,6 +302,7 @@ struct emu_device {
 	struct emu_table cqs; /* by cqn */
 	struct emu_table mrs; /* by mkey index */
 	struct emu_table pds; /* by pdn */
+	struct emu_table srqs; /* by srqn */
 	uint8_t *uar_used; /* HW UAR index bitmap (bytes) */
 	uint32_t uar_hint;
 	uint8_t mkey_variant;
@@ -450,12 +470,18 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_destroy_qp(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_create_srq(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_modify_srq(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_query_srq(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_destroy_srq(struct emu_context *ctx, struct emu_cmd *c);
 
 /* object teardown, used by destroy commands and context close */
 int emu_pd_destroy(struct emu_pd *pd);
 int emu_mr_destroy(struct emu_mr *mr);
 int emu_cq_destroy(struct emu_cq *cq, struct ib_uverbs_destroy_cq_resp *resp);
 int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp);
+int emu_srq_destroy(struct emu_srq *srq,
+		    struct ib_uverbs_destroy_srq_resp *resp);
 
 /* uar.c */
 int emu_uar_context_init(struct emu_context *ctx,
@@ -523,6 +549,9 @@ int emu_nic_qp_create(struct emu_qp *qp);
 void emu_nic_qp_modify(struct emu_qp *qp);
 void emu_nic_qp_destroy(struct emu_qp *qp);
 void emu_nic_mr_destroy(struct emu_mr *mr);
+int emu_nic_srq_create(struct emu_srq *srq);
+void emu_nic_srq_modify(struct emu_srq *srq); /* the limit was armed */
+void emu_nic_srq_destroy(struct emu_srq *srq);
 /* extra lines of the process's attribution file */
 void emu_nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
 /* QPNs unique per emulated device across processes */

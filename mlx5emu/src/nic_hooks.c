@@ -38,6 +38,22 @@ __attribute__((weak)) void emu_nic_mr_destroy(struct emu_mr *mr)
 	(void)mr;
 }
 
+__attribute__((weak)) int emu_nic_srq_create(struct emu_srq *srq)
+{
+	(void)srq;
+	return 0;
+}
+
+__attribute__((weak)) void emu_nic_srq_modify(struct emu_srq *srq)
+{
+	(void)srq;
+}
+
+__attribute__((weak)) void emu_nic_srq_destroy(struct emu_srq *srq)
+{
+	(void)srq;
+}
+
 __attribute__((weak)) void emu_nic_stat_write(FILE *f, int pid,
 					      struct emu_context *ctx)
 {

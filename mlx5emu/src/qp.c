@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "mlx5emu.h"
 
@@ -37,69 +40,140 @@ enum {
 	QP_ATTR_ALL = (QP_RATE_LIMIT << 1) - 1,
 };
 
-#define EMU_QPT_RC 2
 #define EMU_DEFAULT_UIDX 0xffffff
 
-/* RC column of the IBTA transition table (ib_modify_qp_is_ok) */
-struct qp_transition {
-	bool valid;
-	uint32_t req;
-	uint32_t opt;
+/* the transports we carry, as columns of the transition table */
+enum qp_transport {
+	QPT_RC,
+	QPT_UC,
+	QPT_UD,
+	QPT_NUM,
 };
 
-static const struct qp_transition rc_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
+/* IBTA transition table (ib_modify_qp_is_ok), per transport */
+struct qp_transition {
+	bool valid;
+	uint32_t req[QPT_NUM];
+	uint32_t opt[QPT_NUM];
+};
+
+#define UC_PATH (QP_ALT_PATH | QP_ACCESS_FLAGS | QP_PATH_MIG_STATE)
+/* what RESET->INIT needs and INIT->INIT may change */
+#define INIT_ATTRS                                                             \
+	{                                                                      \
+		[QPT_RC] = QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS,          \
+		[QPT_UC] = QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS,          \
+		[QPT_UD] = QP_PKEY_INDEX | QP_PORT | QP_QKEY,                  \
+	}
+/* what a move to RTS (from RTR, RTS or SQD) may change */
+#define TO_RTS_OPT                                                             \
+	{                                                                      \
+		[QPT_RC] = QP_CUR_STATE | UC_PATH | QP_MIN_RNR_TIMER,          \
+		[QPT_UC] = QP_CUR_STATE | UC_PATH,                             \
+		[QPT_UD] = QP_CUR_STATE | QP_QKEY,                             \
+	}
+
+static const struct qp_transition qp_table[EMU_QPS_ERR + 1][EMU_QPS_ERR + 1] = {
 	[EMU_QPS_RESET] = {
 		[EMU_QPS_RESET] = { .valid = true },
-		[EMU_QPS_INIT] = { .valid = true,
-				   .req = QP_PKEY_INDEX | QP_PORT |
-					  QP_ACCESS_FLAGS },
+		[EMU_QPS_INIT] = {
+			.valid = true,
+			.req = INIT_ATTRS,
+		},
 	},
 	[EMU_QPS_INIT] = {
-		[EMU_QPS_INIT] = { .valid = true,
-				   .opt = QP_PKEY_INDEX | QP_PORT |
-					  QP_ACCESS_FLAGS },
-		[EMU_QPS_RTR] = { .valid = true,
-				  .req = QP_AV | QP_PATH_MTU | QP_DEST_QPN |
-					 QP_RQ_PSN | QP_MAX_DEST_RD_ATOMIC |
-					 QP_MIN_RNR_TIMER,
-				  .opt = QP_ALT_PATH | QP_ACCESS_FLAGS |
-					 QP_PKEY_INDEX },
+		[EMU_QPS_INIT] = {
+			.valid = true,
+			.opt = INIT_ATTRS,
+		},
+		[EMU_QPS_RTR] = {
+			.valid = true,
+			.req = {
+				[QPT_RC] = QP_AV | QP_PATH_MTU | QP_DEST_QPN |
+					   QP_RQ_PSN | QP_MAX_DEST_RD_ATOMIC |
+					   QP_MIN_RNR_TIMER,
+				[QPT_UC] = QP_AV | QP_PATH_MTU | QP_DEST_QPN |
+					   QP_RQ_PSN,
+			},
+			.opt = {
+				[QPT_RC] = QP_ALT_PATH | QP_ACCESS_FLAGS |
+					   QP_PKEY_INDEX,
+				[QPT_UC] = QP_ALT_PATH | QP_ACCESS_FLAGS |
+					   QP_PKEY_INDEX,
+				[QPT_UD] = QP_PKEY_INDEX | QP_QKEY,
+			},
+		},
 	},
 	[EMU_QPS_RTR] = {
-		[EMU_QPS_RTS] = { .valid = true,
-				  .req = QP_TIMEOUT | QP_RETRY_CNT |
-					 QP_RNR_RETRY | QP_SQ_PSN |
-					 QP_MAX_QP_RD_ATOMIC,
-				  .opt = QP_CUR_STATE | QP_ALT_PATH |
-					 QP_ACCESS_FLAGS | QP_MIN_RNR_TIMER |
-					 QP_PATH_MIG_STATE },
+		[EMU_QPS_RTS] = {
+			.valid = true,
+			.req = {
+				[QPT_RC] = QP_TIMEOUT | QP_RETRY_CNT |
+					   QP_RNR_RETRY | QP_SQ_PSN |
+					   QP_MAX_QP_RD_ATOMIC,
+				[QPT_UC] = QP_SQ_PSN,
+				[QPT_UD] = QP_SQ_PSN,
+			},
+			.opt = TO_RTS_OPT,
+		},
 	},
 	[EMU_QPS_RTS] = {
-		[EMU_QPS_RTS] = { .valid = true,
-				  .opt = QP_CUR_STATE | QP_ACCESS_FLAGS |
-					 QP_ALT_PATH | QP_PATH_MIG_STATE |
-					 QP_MIN_RNR_TIMER },
-		[EMU_QPS_SQD] = { .valid = true,
-				  .opt = QP_EN_SQD_ASYNC_NOTIFY },
+		[EMU_QPS_RTS] = {
+			.valid = true,
+			.opt = TO_RTS_OPT,
+		},
+		[EMU_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[QPT_RC] = QP_EN_SQD_ASYNC_NOTIFY,
+				[QPT_UC] = QP_EN_SQD_ASYNC_NOTIFY,
+				[QPT_UD] = QP_EN_SQD_ASYNC_NOTIFY,
+			},
+		},
 	},
 	[EMU_QPS_SQD] = {
-		[EMU_QPS_RTS] = { .valid = true,
-				  .opt = QP_CUR_STATE | QP_ALT_PATH |
-					 QP_ACCESS_FLAGS | QP_MIN_RNR_TIMER |
-					 QP_PATH_MIG_STATE },
-		[EMU_QPS_SQD] = { .valid = true,
-				  .opt = QP_PORT | QP_AV | QP_TIMEOUT |
-					 QP_RETRY_CNT | QP_RNR_RETRY |
-					 QP_MAX_QP_RD_ATOMIC |
-					 QP_MAX_DEST_RD_ATOMIC | QP_ALT_PATH |
-					 QP_ACCESS_FLAGS | QP_PKEY_INDEX |
-					 QP_MIN_RNR_TIMER |
-					 QP_PATH_MIG_STATE },
+		[EMU_QPS_RTS] = {
+			.valid = true,
+			.opt = TO_RTS_OPT,
+		},
+		[EMU_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[QPT_RC] = QP_PORT | QP_AV | QP_TIMEOUT |
+					   QP_RETRY_CNT | QP_RNR_RETRY |
+					   QP_MAX_QP_RD_ATOMIC |
+					   QP_MAX_DEST_RD_ATOMIC | UC_PATH |
+					   QP_PKEY_INDEX | QP_MIN_RNR_TIMER,
+				[QPT_UC] = QP_AV | UC_PATH | QP_PKEY_INDEX,
+				[QPT_UD] = QP_PKEY_INDEX | QP_QKEY,
+			},
+		},
 	},
 	[EMU_QPS_SQE] = {
-		[EMU_QPS_RTS] = { .valid = true },
+		[EMU_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[QPT_UC] = QP_CUR_STATE | QP_ACCESS_FLAGS,
+				[QPT_UD] = QP_CUR_STATE | QP_QKEY,
+			},
+		},
 	},
 };
+
+/* the column of a QP type, QPT_NUM for a type we do not carry */
+static enum qp_transport qp_transport(uint8_t qp_type)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_RC:
+		return QPT_RC;
+	case IB_UVERBS_QPT_UC:
+		return QPT_UC;
+	case IB_UVERBS_QPT_UD:
+		return QPT_UD;
+	default:
+		return QPT_NUM;
+	}
+}
 
 static const char *const state_names[] = {
 	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
@@ -114,11 +188,11 @@ static const char *state_name(unsigned int state)
  * NULL if the transition is allowed with these attributes, else why not;
  * *missing and *extra get the offending attribute bits for --trace.
  */
-static const char *transition_error(enum emu_qp_state cur,
+static const char *transition_error(enum qp_transport t, enum emu_qp_state cur,
 				    enum emu_qp_state next, uint32_t mask,
 				    uint32_t *missing, uint32_t *extra)
 {
-	const struct qp_transition *t;
+	const struct qp_transition *tr;
 	uint32_t allowed = QP_STATE;
 
 	*missing = *extra = 0;
@@ -129,11 +203,11 @@ static const char *transition_error(enum emu_qp_state cur,
 		return "CUR_STATE is only for RTR, RTS, SQD and SQE";
 	/* any state may go to RESET or ERR with nothing but the state */
 	if (next != EMU_QPS_RESET && next != EMU_QPS_ERR) {
-		t = &rc_table[cur][next];
-		if (!t->valid)
+		tr = &qp_table[cur][next];
+		if (!tr->valid)
 			return "not a transition";
-		*missing = t->req & ~mask;
-		allowed |= t->req | t->opt;
+		*missing = tr->req[t] & ~mask;
+		allowed |= tr->req[t] | tr->opt[t];
 	}
 	*extra = mask & ~allowed;
 	if (*missing)
@@ -205,7 +279,9 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		memcpy(&r, c->req, sizeof(r));
 		if (r.comp_mask)
 			return -EOPNOTSUPP; /* RSS indirection tables */
-		if (r.create_flags)
+		/* mlx5_ib takes multicast loopback blocking on any type */
+		if (r.create_flags &
+		    ~IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
 			return -EOPNOTSUPP;
 	} else {
 		const struct ib_uverbs_create_qp *req = c->req;
@@ -214,14 +290,12 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		memcpy(&r, &req->user_handle,
 		       sizeof(*req) - offsetof(typeof(*req), user_handle));
 	}
-	if (r.qp_type != EMU_QPT_RC) {
-		/* UD, UC, XRC, raw: not yet */
+	if (qp_transport(r.qp_type) == QPT_NUM) {
+		/* XRC, raw packet, DC (driver type): not carried */
 		emu_trace("ctx%u CREATE_QP: QP type %u is not supported",
 			  ctx->id, r.qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (r.is_srq)
-		return -EINVAL; /* no SRQ handle can exist */
 	if (r.max_send_wr > (1U << m->log_max_qp_sz) ||
 	    r.max_recv_wr > (1U << m->log_max_qp_sz) ||
 	    r.max_send_sge > m->max_sge || r.max_recv_sge > m->max_sge) {
@@ -241,7 +315,8 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	    (ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX))
 		return -EINVAL;
 	/* set_user_buf_size() / set_rq_size() */
-	if (ucmd.sq_wqe_count & (ucmd.sq_wqe_count - 1))
+	if ((ucmd.sq_wqe_count & (ucmd.sq_wqe_count - 1)) ||
+	    (ucmd.rq_wqe_count & (ucmd.rq_wqe_count - 1)))
 		return -EINVAL;
 	if (ucmd.sq_wqe_count > (1U << m->log_max_qp_sz) ||
 	    ucmd.rq_wqe_count > (1U << m->log_max_qp_sz) ||
@@ -262,11 +337,18 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	qp->pd = emu_uobj_get(ctx, r.pd_handle, EMU_OBJ_PD);
 	qp->send_cq = emu_uobj_get(ctx, r.send_cq_handle, EMU_OBJ_CQ);
 	qp->recv_cq = emu_uobj_get(ctx, r.recv_cq_handle, EMU_OBJ_CQ);
-	if (!qp->pd || !qp->send_cq || !qp->recv_cq) {
+	if (r.is_srq)
+		qp->srq = emu_uobj_get(ctx, r.srq_handle, EMU_OBJ_SRQ);
+	if (!qp->pd || !qp->send_cq || !qp->recv_cq || (r.is_srq && !qp->srq)) {
 		ret = -EINVAL;
 		goto err_free;
 	}
+	/* with an SRQ there is no receive queue of its own */
+	if (qp->srq)
+		ucmd.rq_wqe_count = 0;
 	qp->qp_type = r.qp_type;
+	qp->create_flags = r.create_flags;
+	qp->tid = gettid();
 	qp->sq_sig_all = r.sq_sig_all;
 	qp->max_send_wr = r.max_send_wr;
 	qp->max_recv_wr = r.max_recv_wr;
@@ -312,6 +394,8 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	qp->pd->uobj.usecnt++;
 	qp->send_cq->uobj.usecnt++;
 	qp->recv_cq->uobj.usecnt++;
+	if (qp->srq)
+		qp->srq->uobj.usecnt++;
 
 	resp.base.qp_handle = qp->uobj.handle;
 	resp.base.qpn = qp->qpn;
@@ -363,6 +447,8 @@ int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp)
 	qp->pd->uobj.usecnt--;
 	qp->send_cq->uobj.usecnt--;
 	qp->recv_cq->uobj.usecnt--;
+	if (qp->srq)
+		qp->srq->uobj.usecnt--;
 	if (resp)
 		resp->events_reported = qp->events_reported;
 	free(qp);
@@ -421,7 +507,8 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	/* mlx5_ib_modify_qp() */
 	cur = (mask & QP_CUR_STATE) ? cmd.cur_qp_state : qp->state;
 	next = (mask & QP_STATE) ? cmd.qp_state : cur;
-	why = transition_error(cur, next, mask, &missing, &extra);
+	why = transition_error(qp_transport(qp->qp_type), cur, next, mask,
+			       &missing, &extra);
 	if (why) {
 		emu_trace(
 			"ctx%u MODIFY_QP qpn=0x%x %s->%s mask=0x%x: %s (missing 0x%x, not allowed 0x%x)",
@@ -492,6 +579,15 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	return 0;
 }
 
+/* data segments of a receive WQE, less the signature one */
+static uint32_t recv_sge(const struct emu_qp *qp)
+{
+	uint32_t n = (1U << qp->rq_wqe_shift) / 16;
+	uint32_t sig = !!(qp->mlx5_flags & MLX5_QP_FLAG_SIGNATURE);
+
+	return n > sig ? n - sig : 0;
+}
+
 int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c)
 {
 	const struct ib_uverbs_query_qp *req = c->req;
@@ -503,9 +599,10 @@ int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c)
 	resp.dest = qp->ah;
 	resp.alt_dest = qp->alt_ah;
 	resp.max_send_wr = qp->max_send_wr;
-	resp.max_recv_wr = qp->max_recv_wr;
 	resp.max_send_sge = qp->max_send_sge;
-	resp.max_recv_sge = qp->max_recv_sge;
+	/* mlx5_ib answers what the RQ holds, not what was asked for */
+	resp.max_recv_wr = qp->rq_wqe_cnt;
+	resp.max_recv_sge = qp->rq_wqe_cnt ? recv_sge(qp) : 0;
 	resp.max_inline_data = qp->max_inline_data;
 	resp.qkey = qp->qkey;
 	resp.rq_psn = qp->rq_psn;

@@ -12,7 +12,8 @@
  *   page pid=.. ctx=.. page_id=0x.. nuars=.. kind=static|alloc_wc|bf|nc
  *        how=get_context|mmap_alloc_wc|uar_obj_alloc index=.. mapped=..
  *        destroyed=0|1 qps=.. cqs=..
- *   qp pid=.. ctx=.. qpn=0x.. page_id=0x.. uar=0x..
+ *   qp pid=.. ctx=.. qpn=0x.. page_id=0x.. uar=0x.. type=rc|uc|ud
+ *      tid=<thread that created it: tells a program's threads apart>
  *      how=static_bfreg|bfreg_index|uar_page_index bfreg=..
  *   end pid=..
  */
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "mlx5emu.h"
 
@@ -63,6 +66,20 @@ static const char *const qp_how_names[] = {
 	[EMU_QP_UAR_PAGE_INDEX] = "uar_page_index",
 };
 
+static const char *qp_type_name(uint8_t type)
+{
+	switch (type) {
+	case IB_UVERBS_QPT_RC:
+		return "rc";
+	case IB_UVERBS_QPT_UC:
+		return "uc";
+	case IB_UVERBS_QPT_UD:
+		return "ud";
+	default:
+		return "other";
+	}
+}
+
 static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 {
 	struct emu_list *pos, *tmp;
@@ -93,9 +110,10 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 		struct emu_qp *qp = container_of(pos, struct emu_qp, stat_node);
 
 		fprintf(f,
-			"qp pid=%d ctx=%u qpn=0x%x page_id=0x%x uar=0x%x how=%s bfreg=%d\n",
+			"qp pid=%d ctx=%u qpn=0x%x page_id=0x%x uar=0x%x how=%s bfreg=%d type=%s tid=%d\n",
 			pid, ctx->id, qp->qpn, qp->uar->page_id, qp->uar_id,
-			qp_how_names[qp->uar_how], qp->bfregn);
+			qp_how_names[qp->uar_how], qp->bfregn,
+			qp_type_name(qp->qp_type), (int)qp->tid);
 	}
 	emu_nic_stat_write(f, pid, ctx);
 }

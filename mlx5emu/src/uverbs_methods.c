@@ -2,7 +2,7 @@
 /*
  * Native ioctl methods of current kernels (--transport=ioctl): the
  * attribute forms of GET_CONTEXT, ASYNC_EVENT_ALLOC, QUERY_PORT and the
- * PD/MR/CQ/QP create/destroy methods libibverbs tries before falling back.
+ * PD/MR/CQ/QP/SRQ create/destroy methods libibverbs tries before falling back.
  * Each decodes its attributes into the same request the write command
  * carries and runs the same handler. Called with ctx->lock held.
  */
@@ -392,6 +392,81 @@ static int qp_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	return put_out(at.a[UVERBS_ATTR_DESTROY_QP_RESP], &resp, sizeof(resp));
 }
 
+static int srq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct ib_uverbs_create_srq req = {};
+	struct ib_uverbs_attr *handle;
+	struct attrs at;
+	int ret;
+
+	ret = get_attrs(hdr,
+			BIT(UVERBS_ATTR_CREATE_SRQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_PD_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_USER_HANDLE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_MAX_WR) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_MAX_SGE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_LIMIT) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_TYPE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_EVENT_FD) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE) |
+				BIT(UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM),
+			&at);
+	if (ret)
+		return ret;
+	handle = at.a[UVERBS_ATTR_CREATE_SRQ_HANDLE];
+	if (!handle || !at.a[UVERBS_ATTR_CREATE_SRQ_PD_HANDLE] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_USER_HANDLE] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_MAX_WR] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_MAX_SGE] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_LIMIT] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_TYPE] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR] ||
+	    !at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE])
+		return -EINVAL;
+	/* XRC and tag-matching SRQs need objects this device does not have */
+	if (in_val(at.a[UVERBS_ATTR_CREATE_SRQ_TYPE]) != IB_UVERBS_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	req.user_handle = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_USER_HANDLE]);
+	req.pd_handle = at.a[UVERBS_ATTR_CREATE_SRQ_PD_HANDLE]->data;
+	req.max_wr = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_MAX_WR]);
+	req.max_sge = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_MAX_SGE]);
+	req.srq_limit = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_LIMIT]);
+	ret = run_cmd(ctx, &at, emu_cmd_create_srq, &req, sizeof(req), &resp,
+		      sizeof(resp));
+	if (ret)
+		return ret;
+	put_in_attr(handle, resp.srq_handle);
+	put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR], &resp.max_wr,
+		sizeof(resp.max_wr));
+	put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM], &resp.srqn,
+		sizeof(resp.srqn));
+	return put_out(at.a[UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE], &resp.max_sge,
+		       sizeof(resp.max_sge));
+}
+
+static int srq_destroy(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_destroy_srq_resp resp = {};
+	struct emu_srq *srq;
+	struct attrs at;
+	int ret;
+
+	srq = get_destroy_obj(ctx, hdr, UVERBS_ATTR_DESTROY_SRQ_HANDLE,
+			      UVERBS_ATTR_DESTROY_SRQ_RESP, EMU_OBJ_SRQ, &at,
+			      &ret);
+	if (!srq)
+		return ret;
+	ret = emu_srq_destroy(srq, &resp);
+	if (ret)
+		return ret;
+	return put_out(at.a[UVERBS_ATTR_DESTROY_SRQ_RESP], &resp, sizeof(resp));
+}
+
 /* -EPROTONOSUPPORT when the method does not exist (yet) */
 int emu_uverbs_native_method(struct emu_context *ctx,
 			     struct ib_uverbs_ioctl_hdr *hdr)
@@ -428,6 +503,12 @@ int emu_uverbs_native_method(struct emu_context *ctx,
 		break;
 	case UVERBS_OBJECT_QP << 16 | UVERBS_METHOD_QP_DESTROY:
 		fn = qp_destroy;
+		break;
+	case UVERBS_OBJECT_SRQ << 16 | UVERBS_METHOD_SRQ_CREATE:
+		fn = srq_create;
+		break;
+	case UVERBS_OBJECT_SRQ << 16 | UVERBS_METHOD_SRQ_DESTROY:
+		fn = srq_destroy;
 		break;
 	default:
 		return -EPROTONOSUPPORT;

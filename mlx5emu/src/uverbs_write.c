@@ -57,6 +57,15 @@ static const struct emu_write_method write_methods[] = {
 						  struct ib_uverbs_modify_qp) },
 	W(DESTROY_QP, emu_cmd_destroy_qp, ib_uverbs_destroy_qp,
 	  sizeof(struct ib_uverbs_destroy_qp_resp)),
+	W(CREATE_SRQ, emu_cmd_create_srq, ib_uverbs_create_srq,
+	  sizeof(struct ib_uverbs_create_srq_resp)),
+	[IB_USER_VERBS_CMD_MODIFY_SRQ] = { .handler = emu_cmd_modify_srq,
+					   .req_size = sizeof(
+						   struct ib_uverbs_modify_srq) },
+	W(QUERY_SRQ, emu_cmd_query_srq, ib_uverbs_query_srq,
+	  sizeof(struct ib_uverbs_query_srq_resp)),
+	W(DESTROY_SRQ, emu_cmd_destroy_srq, ib_uverbs_destroy_srq,
+	  sizeof(struct ib_uverbs_destroy_srq_resp)),
 };
 
 /* extended commands: request/response sizes are the ex structs' */

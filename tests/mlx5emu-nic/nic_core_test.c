@@ -65,8 +65,10 @@ static enum nic_ack t_xmit(struct nic_dev *dev, struct nic_qp *qp,
 	struct env *e = dev->priv;
 	unsigned int i;
 
-	for (i = 0; i < 2; i++)
-		if (e->qp[i].qpn == qp->dest_qpn)
+	(void)qp;
+	/* one port, LID 7: a datagram to any other LID is lost */
+	for (i = 0; i < 2 && pkt->dlid == e->dev.lid; i++)
+		if (e->qp[i].qpn == pkt->dest_qpn)
 			return nic_respond(&e->qp[i], pkt);
 	return NIC_NAK_NOQP;
 }
@@ -128,6 +130,8 @@ static int setup(void **state)
 
 		qp->dev = &e->dev;
 		qp->qpn = 0x100 + i;
+		qp->type = NIC_QPT_RC;
+		qp->dlid = 7;
 		qp->uidx = 10 + i;
 		qp->pdn = 1;
 		qp->state = NIC_QPS_RTS;
@@ -203,6 +207,9 @@ struct post {
 	int force_ds; /* != 0: write this ds instead, < 0: ds 0 */
 	bool atomic;
 	uint64_t swap_add, compare;
+	bool ud, ud_ext; /* datagram segment, 16 or 48 bytes */
+	uint32_t ud_dqpn, ud_qkey;
+	uint16_t ud_dlid;
 };
 
 static void post(struct env *e, int q, const struct post *p)
@@ -214,6 +221,18 @@ static void post(struct env *e, int q, const struct post *p)
 	uint32_t k = 1, ds, v;
 	unsigned int i;
 
+	if (p->ud) {
+		uint8_t av[48] = {};
+
+		v = htobe32(p->ud_qkey);
+		memcpy(av, &v, 4);
+		v = htobe32(p->ud_dqpn | (p->ud_ext ? MLX5_EXTENDED_UD_AV : 0));
+		memcpy(av + 8, &v, 4);
+		v = htobe32(p->ud_dlid);
+		memcpy(av + 12, &v, 4);
+		for (i = 0; i < (p->ud_ext ? 3u : 1u); i++)
+			put_unit(qp, bb, k++, av + 16 * i);
+	}
 	if (p->raddr || p->rkey) {
 		uint64_t a = htobe64(p->raddr);
 
@@ -879,7 +898,8 @@ static void test_atomics(void **state)
 	uint64_t v;
 
 	e->qp[1].access |= NIC_ACCESS_REMOTE_ATOMIC;
-	v = htobe64(2);
+	/* host order throughout: what IBV_ATOMIC_HCA promises on mlx5 */
+	v = 2;
 	memcpy(tgt->va + 8, &v, 8);
 	post(e, 0, &p);
 	p.opcode = MLX5_OPCODE_ATOMIC_CS; /* 42 -> 7 */
@@ -888,11 +908,21 @@ static void test_atomics(void **state)
 	s.addr += 8;
 	assert_int_equal(post_run(e, &p), 2);
 	memcpy(&v, res->va, 8);
-	assert_int_equal(be64toh(v), 2); /* old value, big endian */
+	assert_int_equal(v, 2); /* the old value */
 	memcpy(&v, res->va + 8, 8);
-	assert_int_equal(be64toh(v), 42);
+	assert_int_equal(v, 42);
 	memcpy(&v, tgt->va + 8, 8);
-	assert_int_equal(be64toh(v), 7);
+	assert_int_equal(v, 7);
+	/* a compare that misses returns memory and leaves it alone */
+	p.compare = 1;
+	p.swap_add = 99;
+	s.addr += 8;
+	assert_int_equal(post_run(e, &p), 1);
+	memcpy(&v, res->va + 16, 8);
+	assert_int_equal(v, 7);
+	memcpy(&v, tgt->va + 8, 8);
+	assert_int_equal(v, 7);
+	poll_cqe(e, 0);
 	cqe = poll_cqe(e, 0);
 	assert_int_equal(be32toh(cqe->byte_cnt), 8);
 	cqe = poll_cqe(e, 0);
@@ -900,9 +930,9 @@ static void test_atomics(void **state)
 	p.raddr = tgt->iova + 4;
 	post_run(e, &p);
 	expect_err(e, 0, MLX5_CQE_REQ_ERR,
-		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 2);
+		   MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 3);
 	memcpy(&v, tgt->va + 8, 8);
-	assert_int_equal(be64toh(v), 7);
+	assert_int_equal(v, 7);
 }
 
 /* rnr_retry 1: one more try after the RNR timer, then RNR_RETRY_EXC */
@@ -929,6 +959,299 @@ static void test_rnr_retry_exceeded(void **state)
 	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
 		   0);
 	assert_int_equal(e->qp[0].rnr_waits, 1);
+}
+
+/* ---- SRQ, UD and UC ---- */
+
+#define SRQ_WQES 8
+#define SRQ_STRIDE 32
+
+static unsigned int srq_events;
+
+static void t_srq_event(struct nic_dev *dev, struct nic_srq *srq, int event)
+{
+	(void)dev;
+	(void)srq;
+	assert_int_equal(event, NIC_EVENT_SRQ_LIMIT_REACHED);
+	srq_events++;
+}
+
+static const struct nic_dev_ops t_ops_srq = {
+	.mr_lookup = t_mr_lookup,
+	.comp_event = t_comp_event,
+	.qp_event = t_qp_event,
+	.srq_event = t_srq_event,
+	.xmit = t_xmit,
+};
+
+/* QP 1 receives through srq; WQE i links to next[i] */
+static void srq_attach(struct env *e, struct nic_srq *srq, uint32_t *db,
+		       const uint16_t *next)
+{
+	unsigned int i;
+
+	memset(srq, 0, sizeof(*srq));
+	srq->dev = &e->dev;
+	srq->nwqe = SRQ_WQES;
+	srq->shift = 5;
+	srq->buf = calloc(SRQ_WQES, SRQ_STRIDE);
+	srq->dbrec = db;
+	*db = 0;
+	nic_srq_init(srq);
+	for (i = 0; i < SRQ_WQES; i++) {
+		uint16_t n = htobe16(next[i]);
+
+		memcpy(srq->buf + i * SRQ_STRIDE + 2, &n, 2);
+	}
+	e->dev.ops = &t_ops_srq;
+	e->qp[1].srq = srq;
+	e->qp[1].rq = NULL;
+	srq_events = 0;
+}
+
+/* fill SRQ WQE idx with one SGE and count it posted, as libmlx5 does */
+static void srq_post(struct nic_srq *srq, uint32_t *db, uint16_t idx,
+		     const struct nic_sge *sge)
+{
+	uint8_t *d = srq->buf + idx * SRQ_STRIDE + 16;
+	uint64_t a = htobe64(sge->addr);
+	uint32_t v;
+
+	v = htobe32(sge->len);
+	memcpy(d, &v, 4);
+	v = htobe32(sge->lkey);
+	memcpy(d + 4, &v, 4);
+	memcpy(d + 8, &a, 8);
+	*db = htobe32(be32toh(*db) + 1);
+}
+
+static struct post send_of(const struct nic_sge *s)
+{
+	struct post p = {
+		.opcode = MLX5_OPCODE_SEND,
+		.signaled = true,
+		.sge = s,
+		.nsge = 1,
+	};
+
+	return p;
+}
+
+/* the NIC follows the links, not the indices; wqe_counter says which */
+static void test_srq_linked_list(void **state)
+{
+	static const uint16_t next[SRQ_WQES] = { 5, 7, 3, 1, 0, 2, 4, 6 };
+	static const uint16_t order[] = { 0, 5, 2, 3 };
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 64, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 256, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 4, src->lkey };
+	struct post p = send_of(&s);
+	struct mlx5_cqe64 *cqe;
+	struct nic_srq srq;
+	uint32_t db;
+	unsigned int i;
+
+	srq_attach(e, &srq, &db, next);
+	for (i = 0; i < 4; i++) {
+		struct nic_sge r = { rbuf->iova + 64 * i, 64, rbuf->lkey };
+
+		srq_post(&srq, &db, order[i], &r);
+	}
+	assert_int_equal(nic_srq_posted(&srq), 4);
+	for (i = 0; i < 4; i++) {
+		memset(src->va, 'a' + i, 4);
+		assert_int_equal(post_run(e, &p), 1);
+		cqe = poll_cqe(e, 1);
+		assert_int_equal(cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+		assert_int_equal(be16toh(cqe->wqe_counter), order[i]);
+		/* cqe_version 1: the QP's user index, not the SRQN */
+		assert_int_equal(be32toh(cqe->srqn_uidx), 11);
+		assert_int_equal(rbuf->va[64 * i + 3], 'a' + i);
+		poll_cqe(e, 0);
+	}
+	/* none left: RC waits (RNR), the WQE is not lost */
+	post(e, 0, &p);
+	ring(e, 0);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_null(poll(e, 1));
+	free(srq.buf);
+}
+
+/* limit 2 with 4 posted: the event comes once, at the 3rd message */
+static void test_srq_limit_event(void **state)
+{
+	static const uint16_t next[SRQ_WQES] = { 1, 2, 3, 4, 5, 6, 7, 0 };
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 64, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 64, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 4, src->lkey };
+	struct nic_sge r = { rbuf->iova, 64, rbuf->lkey };
+	struct post p = send_of(&s);
+	struct nic_srq srq;
+	unsigned int i, events[5] = { 0, 0, 1, 1, 1 };
+	uint32_t db;
+
+	srq_attach(e, &srq, &db, next);
+	for (i = 0; i < 4; i++)
+		srq_post(&srq, &db, i, &r);
+	srq.limit = 2;
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(post_run(e, &p), 1);
+		assert_int_equal(srq_events, events[i]);
+		poll_cqe(e, 0);
+		poll_cqe(e, 1);
+	}
+	assert_int_equal(srq.limit, 0); /* disarmed */
+	/* a QP error does not flush the SRQ's WQEs */
+	srq_post(&srq, &db, 4, &r);
+	nic_qp_error(&e->qp[1]);
+	assert_null(poll(e, 1));
+	assert_int_equal(nic_srq_posted(&srq), 1);
+	free(srq.buf);
+}
+
+static void make_ud(struct env *e, uint32_t qkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		e->qp[i].type = NIC_QPT_UD;
+		e->qp[i].qkey = qkey;
+		e->qp[i].dest_qpn = 0; /* nothing connected */
+	}
+}
+
+static struct post ud_send(const struct nic_sge *s, uint32_t dqpn,
+			   uint16_t dlid, uint32_t qkey, bool ext)
+{
+	struct post p = send_of(s);
+
+	p.ud = true;
+	p.ud_ext = ext;
+	p.ud_dqpn = dqpn;
+	p.ud_dlid = dlid;
+	p.ud_qkey = qkey;
+	return p;
+}
+
+/* delivery: GRH room, CQE fields, both AV sizes, the QP's own Q_Key */
+static void test_ud_delivery(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 64, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 256, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 10, src->lkey };
+	struct nic_sge r = { rbuf->iova, 128, rbuf->lkey };
+	struct mlx5_cqe64 *cqe;
+	unsigned int i;
+
+	make_ud(e, 0x11112222);
+	memcpy(src->va, "datagram!!", 10);
+	for (i = 0; i < 3; i++) {
+		struct post p =
+			ud_send(&s, 0x101, 7,
+				i == 2 ? NIC_QKEY_FROM_QP : 0x11112222, i == 1);
+
+		memset(rbuf->va, 0xaa, 128);
+		post_recv(e, 1, &r, 1);
+		assert_int_equal(post_run(e, &p), 1);
+		/* the first 40 bytes are the GRH's, left alone */
+		assert_int_equal(rbuf->va[0], 0xaa);
+		assert_int_equal(rbuf->va[NIC_GRH_LEN - 1], 0xaa);
+		assert_memory_equal(rbuf->va + NIC_GRH_LEN, "datagram!!", 10);
+		cqe = poll_cqe(e, 1);
+		assert_int_equal(cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+		assert_int_equal(be32toh(cqe->byte_cnt), 10 + NIC_GRH_LEN);
+		/* source QPN, no GRH flag (bits 28-29), SL 0 */
+		assert_int_equal(be32toh(cqe->flags_rqpn), 0x100);
+		assert_int_equal(be16toh(cqe->slid), 7);
+		assert_int_equal(be16toh(cqe->wqe_counter), i);
+		cqe = poll_cqe(e, 0);
+		assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
+	}
+}
+
+/* what UD cannot deliver is dropped; the sender still completes */
+static void test_ud_drops(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 8192, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 256, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 10, src->lkey };
+	struct nic_sge r = { rbuf->iova, 128, rbuf->lkey };
+	struct nic_sge big = { src->iova, NIC_UD_MTU + 1, src->lkey };
+	struct post bad[] = {
+		ud_send(&s, 0x101, 7, 0x1234, false), /* wrong Q_Key */
+		ud_send(&s, 0x101, 9, 0x5555, false), /* no such LID */
+		ud_send(&s, 0x177, 7, 0x5555, false), /* no such QP */
+	};
+	struct post p = ud_send(&s, 0x101, 7, 0x5555, false);
+	struct post rd = ud_send(&s, 0x101, 7, 0x5555, false);
+	unsigned int i;
+
+	make_ud(e, 0x5555);
+	/* no receive WQE: no RNR wait, the message is gone */
+	assert_int_equal(post_run(e, &p), 1);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	assert_null(poll(e, 0));
+	post_recv(e, 1, &r, 1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(post_run(e, &bad[i]), 1);
+		assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	}
+	assert_null(poll(e, 0));
+	/* the receive WQE is still there for a good one */
+	assert_int_equal(post_run(e, &p), 1);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	assert_int_equal(be16toh(poll_cqe(e, 1)->wqe_counter), 0);
+	/* beyond the MTU, or an RC-only opcode: the sender's error */
+	p.sge = &big;
+	post_run(e, &p);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+		   5);
+	e->qp[0].state = NIC_QPS_RTS;
+	rd.opcode = MLX5_OPCODE_RDMA_READ;
+	post_run(e, &rd);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+		   6);
+}
+
+/* UC: WRITE and SEND without answers; what fails is dropped */
+static void test_uc(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 64, 0, 1);
+	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
+	struct nic_mr *rbuf = add_mr(e, 64, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 8, src->lkey };
+	struct nic_sge r = { rbuf->iova, 64, rbuf->lkey };
+	struct post w = send_of(&s);
+	struct post p = send_of(&s);
+
+	w.opcode = MLX5_OPCODE_RDMA_WRITE;
+	w.raddr = dst->iova;
+	w.rkey = dst->rkey;
+	e->qp[0].type = e->qp[1].type = NIC_QPT_UC;
+	memcpy(src->va, "unreliab", 8);
+	assert_int_equal(post_run(e, &w), 1);
+	assert_memory_equal(dst->va, "unreliab", 8);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	/* a bad rkey: dropped, both QPs stay up */
+	w.rkey ^= 0x100;
+	assert_int_equal(post_run(e, &w), 1);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	assert_int_equal(e->qp[1].state, NIC_QPS_RTS);
+	/* no receive WQE: dropped, not retried */
+	assert_int_equal(post_run(e, &p), 1);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	assert_null(poll(e, 0));
+	post_recv(e, 1, &r, 1);
+	assert_int_equal(post_run(e, &p), 1);
+	assert_memory_equal(rbuf->va, "unreliab", 8);
+	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
+	assert_int_equal(poll_cqe(e, 1)->op_own >> 4, MLX5_CQE_RESP_SEND);
+	assert_int_equal(e->qp[1].state, NIC_QPS_RTS);
 }
 
 int main(void)
@@ -961,6 +1284,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rnr_retry_exceeded, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_srq_linked_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_srq_limit_event, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ud_delivery, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ud_drops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uc, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

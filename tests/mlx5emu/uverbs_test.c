@@ -181,7 +181,7 @@ static void write_rules(void **state)
 		struct ib_uverbs_cmd_hdr hdr;
 		uint64_t pad;
 	} unknown = {
-		.hdr = { .command = IB_USER_VERBS_CMD_CREATE_SRQ,
+		.hdr = { .command = IB_USER_VERBS_CMD_CREATE_XSRQ,
 			 .in_words = sizeof(unknown) / 4 },
 	};
 	struct {

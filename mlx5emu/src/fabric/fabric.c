@@ -9,14 +9,17 @@
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED).
  *
+ * UC and UD requests are sent and forgotten: the responder never answers
+ * them, whatever it did with them.
+ *
  * Requests are pipelined: the requester keeps a window of them in flight
  * (nic.h: NIC_WINDOW, NIC_WINDOW_BYTES, below the socket buffers) and the
  * answers, in order on the same connection, are picked up by
  * fabric_serve() like the peers' requests. Both directions are buffered:
  * requests of a pass leave in one write, and whatever a read brings in is
  * parsed frame by frame, so a busy link costs few system calls per
- * message. A single message larger than a socket buffer sent by both
- * ends at once can still stall both writers until FAB_WAIT_MS.
+ * message. A writer that finds the socket full reads what its peers send
+ * meanwhile, so two processes writing to each other do not stall.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
@@ -49,10 +53,13 @@ struct fab_req {
 	uint16_t slid;
 	uint8_t opcode;
 	uint8_t se;
-	uint8_t pad[2];
+	uint8_t qp_type; /* UC and UD requests get no answer */
+	uint8_t pad;
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+	uint32_t qkey;
+	uint32_t pad2;
 	uint64_t swap_add, compare;
 };
 
@@ -82,6 +89,7 @@ static struct {
 	struct fab_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
 	struct fab_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
+	bool read_ahead; /* wait_writable() buffered input to serve */
 	int dirty[FABRIC_MAX_SLOTS]; /* out slots with unsent requests */
 	bool is_dirty[FABRIC_MAX_SLOTS];
 	int ndirty;
@@ -193,7 +201,61 @@ static uint8_t *conn_reserve(struct fab_conn *c, size_t n)
 	return c->wbuf + c->wlen - n;
 }
 
-/* write everything buffered; blocks (poll) at most FAB_WAIT_MS */
+static int conn_fill(struct fab_conn *c);
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until c can take more, at most FAB_WAIT_MS. Meanwhile whatever
+ * peers send us (requests on their connections, answers on ours) is read
+ * into memory, to be served later: a peer that is itself stuck writing to
+ * us moves on, so two NICs writing to each other at once cannot stall
+ * (UD and UC have no window to keep them below the socket buffers).
+ */
+static int wait_writable(struct fab_conn *c)
+{
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	struct fab_conn *conns[2 * FABRIC_MAX_SLOTS + 1];
+	uint64_t until = now_ms() + FAB_WAIT_MS;
+	int n = 1, i;
+
+	fds[0] = (struct pollfd){ c->fd, POLLOUT, 0 };
+	for (i = 0; i < fab.nin; i++, n++) {
+		conns[n] = &fab.in[i];
+		fds[n] = (struct pollfd){ fab.in[i].fd, POLLIN, 0 };
+	}
+	for (i = 0; i < FABRIC_MAX_SLOTS; i++) {
+		if (fab.out[i].fd < 0)
+			continue;
+		conns[n] = &fab.out[i];
+		fds[n++] = (struct pollfd){ fab.out[i].fd, POLLIN, 0 };
+	}
+	while (now_ms() < until) {
+		if (poll(fds, n, 100) < 0 && errno != EINTR)
+			return -1;
+		if (fds[0].revents & POLLOUT)
+			return 0;
+		if (fds[0].revents)
+			return -1; /* hung up */
+		for (i = 1; i < n; i++) {
+			if (!fds[i].revents)
+				continue;
+			fab.read_ahead = true;
+			/* at EOF: left for fabric_serve() to notice */
+			if (conn_fill(conns[i]))
+				fds[i].events = 0;
+		}
+	}
+	return -1;
+}
+
+/* write everything buffered; blocks at most FAB_WAIT_MS at a time */
 static int conn_flush(struct fab_conn *c)
 {
 	size_t off = 0;
@@ -205,9 +267,7 @@ static int conn_flush(struct fab_conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			struct pollfd pfd = { c->fd, POLLOUT, 0 };
-
-			if (poll(&pfd, 1, FAB_WAIT_MS) <= 0)
+			if (wait_writable(c))
 				return -1;
 			continue;
 		}
@@ -259,6 +319,12 @@ static uint8_t *conn_peek(struct fab_conn *c, size_t hdr)
 	return c->rlen - c->roff >= hdr ? c->rbuf + c->roff : NULL;
 }
 
+/* input read ahead of its turn (wait_writable) */
+static bool conn_pending(const struct fab_conn *c)
+{
+	return c->rlen > c->roff;
+}
+
 static bool conn_has(struct fab_conn *c, size_t total)
 {
 	return c->rlen - c->roff >= total;
@@ -285,9 +351,13 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		.psn = req->psn,
 		.epoch = req->epoch,
 		.opcode = req->opcode,
+		.qp_type = req->qp_type,
 		.se = req->se,
 		.src_qpn = req->src_qpn,
 		.slid = req->slid,
+		.dlid = req->dlid,
+		.dest_qpn = req->dest_qpn,
+		.qkey = req->qkey,
 		.raddr = req->raddr,
 		.rkey = req->rkey,
 		.imm = req->imm,
@@ -299,6 +369,14 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 	};
 	struct nic_qp *qp;
 
+	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
+	if (req->qp_type != NIC_QPT_RC) {
+		/* unreliable: executed or dropped, never answered */
+		if (qp && (req->qp_type == NIC_QPT_UD ||
+			   qp->dest_qpn == req->src_qpn))
+			nic_respond(qp, &pkt);
+		return 0;
+	}
 	/* READ data lands straight in the outgoing buffer */
 	if (!conn_reserve(c, sizeof(resp) + (read ? req->len : 0)))
 		return -1;
@@ -308,7 +386,6 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		pkt.dst = &dst;
 		pkt.ndst = 1;
 	}
-	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
 	/* RC: only the connected peer may talk to a QP */
 	if (!qp || qp->dest_qpn != req->src_qpn)
 		resp.ack = NIC_NAK_RETRY;
@@ -441,12 +518,16 @@ unsigned int fabric_serve(void)
 		return 0;
 	/* one syscall tells whether anyone connected, asked or answered */
 	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
-	if (poll(fds, n, 0) <= 0)
+	r = poll(fds, n, 0);
+	if (r <= 0 && !fab.read_ahead)
 		return 0;
+	for (i = 0; r < 0 && i < n; i++)
+		fds[i].revents = 0;
+	fab.read_ahead = false;
 	nin = fab.nin;
 	/* answers first: they free our window */
 	for (i = 1 + nin; i < n; i++) {
-		if (!fds[i].revents)
+		if (!fds[i].revents && !conn_pending(&fab.out[slots[i]]))
 			continue;
 		r = answer_conn(&fab.out[slots[i]]);
 		if (r < 0)
@@ -456,7 +537,7 @@ unsigned int fabric_serve(void)
 	}
 	/* fds[i + 1] is in[i]; accepted ones come next round */
 	for (i = nin - 1; i >= 0; i--) {
-		if (!fds[i + 1].revents)
+		if (!fds[i + 1].revents && !conn_pending(&fab.in[i]))
 			continue;
 		r = serve_conn(&fab.in[i]);
 		if (r < 0)
@@ -509,8 +590,7 @@ static struct fab_conn *peer_conn(int slot)
 	return c;
 }
 
-static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
-				const struct nic_pkt *pkt)
+static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
 	bool payload = op->flags & NIC_OPF_PAYLOAD;
@@ -519,12 +599,14 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		.len = pkt->len,
 		.psn = pkt->psn,
 		.epoch = pkt->epoch,
-		.dest_qpn = qp->dest_qpn,
+		.dest_qpn = pkt->dest_qpn,
 		.src_qpn = pkt->src_qpn,
-		.dlid = qp->dlid,
+		.dlid = pkt->dlid,
 		.slid = pkt->slid,
 		.opcode = pkt->opcode,
 		.se = pkt->se,
+		.qp_type = pkt->qp_type,
+		.qkey = pkt->qkey,
 		.raddr = pkt->raddr,
 		.rkey = pkt->rkey,
 		.imm = pkt->imm,
@@ -555,7 +637,7 @@ static enum nic_ack remote_xmit(int slot, struct nic_qp *qp,
 		peer_drop(slot);
 		return NIC_NAK_NOQP;
 	}
-	return NIC_PENDING;
+	return pkt->qp_type == NIC_QPT_RC ? NIC_PENDING : NIC_ACK;
 }
 
 /*
@@ -620,6 +702,7 @@ void fabric_atfork_child(void)
 		if (fab.out[i].fd >= 0)
 			conn_close(&fab.out[i]);
 	fab.ndirty = 0;
+	fab.read_ahead = false;
 	memset(fab.is_dirty, 0, sizeof(fab.is_dirty));
 	fab.once = once; /* the child binds a slot of its own */
 	fab.gen++;
@@ -633,10 +716,15 @@ void fabric_forget(void)
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
-	int slot = (int)(qp->dest_qpn >> 16) - 1;
+	int slot = (int)(pkt->dest_qpn >> 16) - 1;
 	struct nic_qp *peer;
 
 	(void)dev;
+	if ((fab.slot < 0 || slot == fab.slot) && qp->type == NIC_QPT_UD) {
+		/* a datagram names its destination: no cached peer */
+		peer = emu_nic_find_qp(pkt->dlid, pkt->dest_qpn);
+		return peer ? nic_respond(peer, pkt) : NIC_DROPPED;
+	}
 	if (fab.slot < 0 || slot == fab.slot) {
 		if (qp->peer && qp->peer_gen == fab.gen) {
 			peer = qp->peer;
@@ -651,5 +739,5 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 	}
 	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
 		return NIC_NAK_NOQP;
-	return remote_xmit(slot, qp, pkt);
+	return remote_xmit(slot, pkt);
 }

@@ -50,6 +50,11 @@ struct emu_nic_cq {
 	struct emu_cq *cq;
 };
 
+struct emu_nic_srq {
+	struct nic_srq ns;
+	struct emu_srq *srq;
+};
+
 struct ring_rec {
 	uint32_t ctx, page_id, slot, qpn;
 	uint64_t count;
@@ -123,6 +128,19 @@ static void glue_qp_event(struct nic_dev *ndev, struct nic_qp *nq, int event)
 				     qp->uobj.user_handle, event);
 }
 
+static void glue_srq_event(struct nic_dev *ndev, struct nic_srq *ns, int event)
+{
+	struct emu_srq *srq = ((struct emu_nic_srq *)ns->priv)->srq;
+	struct emu_context *ctx = srq->uobj.ctx;
+
+	(void)ndev;
+	/* QUERY_SRQ reads 0 from now on: the limit is disarmed */
+	__atomic_store_n(&srq->limit, 0, __ATOMIC_RELAXED);
+	if (ctx->async)
+		emu_event_push_async(ctx->async, &srq->uobj,
+				     srq->uobj.user_handle, event);
+}
+
 static void glue_qp_error(struct nic_dev *ndev, struct nic_qp *nq)
 {
 	struct emu_qp *qp = ((struct emu_nic_qp *)nq->priv)->qp;
@@ -137,6 +155,7 @@ static const struct nic_dev_ops glue_ops = {
 	.mr_lookup = glue_mr_lookup,
 	.comp_event = glue_comp_event,
 	.qp_event = glue_qp_event,
+	.srq_event = glue_srq_event,
 	.xmit = fabric_xmit,
 };
 
@@ -484,7 +503,14 @@ int emu_nic_qp_create(struct emu_qp *qp)
 	nq->priv = q;
 	nq->dev = dev_of(qp->uobj.ctx);
 	nq->qpn = qp->qpn;
-	nq->uidx = qp->uidx;
+	nq->type = qp->qp_type;
+	/* CQE version 0 puts the SRQN where version 1 has the user index */
+	if (qp->uobj.ctx->cqe_version)
+		nq->uidx = qp->uidx;
+	else
+		nq->uidx = qp->srq ? qp->srq->srqn : 0;
+	if (qp->srq)
+		nq->srq = &((struct emu_nic_srq *)qp->srq->nic)->ns;
 	nq->pdn = qp->pd->pdn;
 	nq->state = NIC_QPS_RESET;
 	nq->sig_all = qp->sq_sig_all;
@@ -529,6 +555,7 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 	nq = &q->nq;
 	pthread_mutex_lock(&nic.lock);
 	nq->access = qp->access;
+	nq->qkey = qp->qkey;
 	nq->dlid = qp->ah.dlid;
 	nq->dest_qpn = qp->dest_qp_num;
 	fabric_forget();
@@ -566,6 +593,43 @@ void emu_nic_qp_modify(struct emu_qp *qp)
 	}
 	kick();
 	pthread_mutex_unlock(&nic.lock);
+}
+
+int emu_nic_srq_create(struct emu_srq *srq)
+{
+	struct emu_nic_srq *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	q->srq = srq;
+	q->ns.priv = q;
+	q->ns.dev = dev_of(srq->uobj.ctx);
+	q->ns.buf = (uint8_t *)(uintptr_t)srq->buf_addr;
+	q->ns.nwqe = srq->nwqe;
+	q->ns.shift = srq->wqe_shift;
+	q->ns.dbrec = (uint32_t *)(uintptr_t)srq->db_addr;
+	q->ns.srqn = srq->srqn;
+	nic_srq_init(&q->ns);
+	srq->nic = q;
+	return 0;
+}
+
+void emu_nic_srq_modify(struct emu_srq *srq)
+{
+	struct emu_nic_srq *q = srq->nic;
+
+	pthread_mutex_lock(&nic.lock);
+	q->ns.limit = srq->limit;
+	pthread_mutex_unlock(&nic.lock);
+}
+
+void emu_nic_srq_destroy(struct emu_srq *srq)
+{
+	/* its QPs are gone, so once we hold the lock nothing takes from it */
+	pthread_mutex_lock(&nic.lock);
+	pthread_mutex_unlock(&nic.lock);
+	free(srq->nic);
+	srq->nic = NULL;
 }
 
 void emu_nic_mr_destroy(struct emu_mr *mr)

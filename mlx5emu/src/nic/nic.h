@@ -8,7 +8,8 @@
  *   mr.c         lkey/rkey, PD, access and bounds checks
  *   requester.c  walk the SQ up to SND_DBR, transmit, retire in order,
  *                retries, error and flush
- *   responder.c  execute an incoming request against the RQ and MRs
+ *   responder.c  execute an incoming request against the RQ/SRQ and MRs
+ *   srq.c        the shared receive queue: linked WQEs, limit event
  *   completer.c  write CQEs, CQ arming, completion events
  *   nic.c        the NIC thread: doorbell watching and idle back-off,
  *                glue to the emulated device's objects
@@ -36,6 +37,16 @@
 #define NIC_WINDOW_BYTES (64 * 1024) /* and bytes, below socket buffers */
 #define NIC_PSN_MASK 0xffffff
 #define NIC_RNR_DELAY_NS 640000 /* min_rnr_timer 12, what most apps set */
+#define NIC_UD_MTU 4096 /* the port's active MTU: a UD message's limit */
+#define NIC_GRH_LEN 40 /* UD receive buffers start with room for a GRH */
+#define NIC_QKEY_FROM_QP 0x80000000u /* WQE Q_Key bit: use the QP's */
+
+/* transports, numerically enum ibv_qp_type */
+enum nic_qp_type {
+	NIC_QPT_RC = 2,
+	NIC_QPT_UC = 3,
+	NIC_QPT_UD = 4,
+};
 
 /* access flags, numerically those of enum ibv_access_flags */
 enum {
@@ -50,6 +61,7 @@ enum {
 	NIC_EVENT_QP_FATAL = 1,
 	NIC_EVENT_QP_REQ_ERR = 2,
 	NIC_EVENT_QP_ACCESS_ERR = 3,
+	NIC_EVENT_SRQ_LIMIT_REACHED = 15,
 };
 
 enum nic_qp_state {
@@ -72,6 +84,7 @@ struct nic_mr {
 struct nic_dev;
 struct nic_qp;
 struct nic_cq;
+struct nic_srq;
 
 /* ---- packets: what travels from requester to responder ------------ */
 
@@ -93,15 +106,20 @@ enum nic_ack {
 	NIC_NAK_SEQ, /* PSN out of sequence: dropped, not executed */
 	NIC_PENDING, /* sent to another process: the answer comes later */
 	NIC_LOCAL_ERR, /* failed before it left (requester's own checks) */
+	NIC_DROPPED, /* UC/UD: silently discarded (no WQE, Q_Key, access) */
 };
 
 struct nic_pkt {
 	uint32_t psn;
 	uint32_t epoch; /* requester's retransmission round */
 	uint8_t opcode; /* MLX5_OPCODE_* */
+	uint8_t qp_type; /* enum nic_qp_type of the requester */
 	bool se;
 	uint32_t src_qpn;
 	uint16_t slid;
+	uint16_t dlid; /* where it goes: the connection's, or UD's AV */
+	uint32_t dest_qpn;
+	uint32_t qkey; /* UD: the Q_Key the responder must hold */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
@@ -123,6 +141,8 @@ struct nic_dev_ops {
 	void (*qp_error)(struct nic_dev *dev, struct nic_qp *qp);
 	/* an affiliated async event (NIC_EVENT_*) */
 	void (*qp_event)(struct nic_dev *dev, struct nic_qp *qp, int event);
+	/* the SRQ's limit was reached (and is now disarmed) */
+	void (*srq_event)(struct nic_dev *dev, struct nic_srq *srq, int event);
 	/* deliver a request to qp's peer and return its answer (fabric) */
 	enum nic_ack (*xmit)(struct nic_dev *dev, struct nic_qp *qp,
 			     const struct nic_pkt *pkt);
@@ -161,9 +181,32 @@ struct nic_cq {
 	void *priv;
 };
 
+/*
+ * A shared receive queue: WQEs of 1 << shift bytes, each starting with
+ * struct mlx5_wqe_srq_next_seg whose next_wqe_index links the free list
+ * the application (libmlx5 or UCX) keeps. The NIC takes them in list
+ * order and reports the index taken in the CQE's wqe_counter.
+ */
+struct nic_srq {
+	struct nic_dev *dev;
+	uint8_t *buf;
+	uint32_t nwqe; /* power of two */
+	uint32_t shift;
+	uint32_t *dbrec; /* [0]: WQEs posted so far, big endian */
+	uint32_t srqn;
+	uint16_t head; /* index of the next WQE to take */
+	uint16_t ci; /* WQEs taken so far */
+	uint32_t limit; /* fire below this many posted WQEs; 0: disarmed */
+	uint64_t taken;
+	void *priv;
+};
+
 struct nic_qp {
 	struct nic_dev *dev;
 	uint32_t qpn;
+	enum nic_qp_type type;
+	uint32_t qkey; /* UD */
+	struct nic_srq *srq; /* receives come from it, not from rq */
 	uint32_t uidx; /* copied into every CQE (cqe_version 1) */
 	uint32_t pdn;
 	enum nic_qp_state state;
@@ -238,6 +281,8 @@ struct nic_wqe {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare; /* atomic segment, host order */
+	uint32_t ud_qkey, ud_dqpn; /* UD: the datagram segment */
+	uint16_t ud_dlid;
 	uint32_t len; /* payload bytes */
 	bool inl;
 	uint32_t nsge;
@@ -248,6 +293,9 @@ struct nic_wqe {
 int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w);
 int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
 		       struct nic_sge *sge, uint32_t *nsge);
+/* the data segments of size bytes at wqe, up to an invalid lkey */
+int nic_scatter_parse(const uint8_t *wqe, uint32_t size, struct nic_sge *sge,
+		      uint32_t *nsge);
 
 static inline bool nic_wqe_signaled(const struct nic_qp *qp,
 				    const struct nic_wqe *w)
@@ -271,6 +319,7 @@ enum {
 struct nic_opcode {
 	const char *name;
 	uint32_t flags;
+	uint32_t transports; /* 1 << enum nic_qp_type that may post it */
 	uint32_t remote_access; /* NIC_ACCESS_* the responder must grant */
 	uint8_t resp_cqe; /* MLX5_CQE_RESP_* on the responder, if RECV */
 };
@@ -284,6 +333,18 @@ int nic_mr_local(struct nic_qp *qp, uint32_t lkey, uint64_t addr, uint32_t len,
 		 uint32_t access, uint8_t **va);
 int nic_mr_remote(struct nic_qp *qp, uint32_t rkey, uint64_t addr, uint32_t len,
 		  uint32_t access, uint8_t **va);
+
+/* ---- srq.c -------------------------------------------------------- */
+
+void nic_srq_init(struct nic_srq *srq);
+/* WQEs posted and not taken yet */
+uint16_t nic_srq_posted(const struct nic_srq *srq);
+/*
+ * Take the next WQE: its index and scatter list. Returns 0, a syndrome
+ * for a malformed WQE (taken all the same), or -1 when none is posted.
+ */
+int nic_srq_take(struct nic_srq *srq, uint16_t *idx, struct nic_sge *sge,
+		 uint32_t *nsge);
 
 /* ---- responder.c -------------------------------------------------- */
 

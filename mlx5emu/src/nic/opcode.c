@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The mlx5 send opcodes an RC QP may post, as one table (rxe_opcode.c does
+ * The mlx5 send opcodes a QP may post, as one table (rxe_opcode.c does
  * the same for IBA opcodes) so the requester and responder ask it instead
- * of switching on opcodes. Anything absent is a local QP operation error.
+ * of switching on opcodes. Anything absent, or posted on a transport that
+ * does not carry it, is a local QP operation error.
  */
 #include "nic.h"
+
+#define RC (1u << NIC_QPT_RC)
+#define UC (1u << NIC_QPT_UC)
+#define UD (1u << NIC_QPT_UD)
 
 static const struct nic_opcode nic_opcodes[256] = {
 	[MLX5_OPCODE_NOP] = {
 		.name = "NOP",
+		.transports = RC | UC | UD,
 		.flags = NIC_OPF_VALID,
 	},
 	[MLX5_OPCODE_RDMA_WRITE] = {
 		.name = "RDMA_WRITE",
+		.transports = RC | UC,
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_PAYLOAD,
 		.remote_access = NIC_ACCESS_REMOTE_WRITE,
 	},
 	[MLX5_OPCODE_RDMA_WRITE_IMM] = {
 		.name = "RDMA_WRITE_IMM",
+		.transports = RC | UC,
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_PAYLOAD |
 			 NIC_OPF_RECV | NIC_OPF_IMM,
 		.remote_access = NIC_ACCESS_REMOTE_WRITE,
@@ -25,35 +33,41 @@ static const struct nic_opcode nic_opcodes[256] = {
 	},
 	[MLX5_OPCODE_SEND] = {
 		.name = "SEND",
+		.transports = RC | UC | UD,
 		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV,
 		.resp_cqe = MLX5_CQE_RESP_SEND,
 	},
 	[MLX5_OPCODE_SEND_IMM] = {
 		.name = "SEND_IMM",
+		.transports = RC | UC | UD,
 		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV |
 			 NIC_OPF_IMM,
 		.resp_cqe = MLX5_CQE_RESP_SEND_IMM,
 	},
 	[MLX5_OPCODE_SEND_INVAL] = {
 		.name = "SEND_INVAL",
+		.transports = RC,
 		.flags = NIC_OPF_VALID | NIC_OPF_PAYLOAD | NIC_OPF_RECV |
 			 NIC_OPF_INV,
 		.resp_cqe = MLX5_CQE_RESP_SEND_INV,
 	},
 	[MLX5_OPCODE_RDMA_READ] = {
 		.name = "RDMA_READ",
+		.transports = RC,
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ,
 		.remote_access = NIC_ACCESS_REMOTE_READ,
 	},
-	/* 64-bit, big endian in remote memory and in the reply, as mlx5 */
+	/* 64-bit, in host order in remote memory and in the reply */
 	[MLX5_OPCODE_ATOMIC_CS] = {
 		.name = "ATOMIC_CS",
+		.transports = RC,
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ |
 			 NIC_OPF_ATOMIC,
 		.remote_access = NIC_ACCESS_REMOTE_ATOMIC,
 	},
 	[MLX5_OPCODE_ATOMIC_FA] = {
 		.name = "ATOMIC_FA",
+		.transports = RC,
 		.flags = NIC_OPF_VALID | NIC_OPF_RADDR | NIC_OPF_READ |
 			 NIC_OPF_ATOMIC,
 		.remote_access = NIC_ACCESS_REMOTE_ATOMIC,

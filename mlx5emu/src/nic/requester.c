@@ -9,6 +9,10 @@
  * order; an RNR or "nobody there" answer goes back to that WQE and sends
  * it again in a new epoch, as RC go-back-N does.
  *
+ * UC and UD have no answers: a WQE retires once it left, and what the
+ * responder drops is never known here. A UD WQE names its destination
+ * in its datagram segment; RC and UC ones go to the connected peer.
+ *
  * Errors follow the IBA/mlx5 rules: the failing WQE gets an error CQE even
  * when unsignaled, the QP enters ERR, and everything posted after it (send
  * and receive) completes with WR_FLUSH_ERR.
@@ -86,9 +90,12 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		.psn = qp->req_psn,
 		.epoch = qp->epoch,
 		.opcode = w->opcode,
+		.qp_type = qp->type,
 		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
 		.src_qpn = qp->qpn,
 		.slid = qp->dev->lid,
+		.dlid = qp->dlid,
+		.dest_qpn = qp->dest_qpn,
 		.raddr = w->raddr,
 		.rkey = w->rkey,
 		.imm = w->imm,
@@ -96,10 +103,18 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		.swap_add = w->swap_add,
 		.compare = w->compare,
 	};
+	enum nic_ack ack;
 	int err;
 
 	if (!(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)))
 		return NIC_ACK; /* NOP */
+	if (qp->type == NIC_QPT_UD) {
+		pkt.dlid = w->ud_dlid;
+		pkt.dest_qpn = w->ud_dqpn;
+		/* the high bit asks for the sending QP's own Q_Key */
+		pkt.qkey =
+			(w->ud_qkey & NIC_QKEY_FROM_QP) ? qp->qkey : w->ud_qkey;
+	}
 
 	if (w->inl) {
 		inl.base = w->inl_data;
@@ -124,7 +139,9 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		}
 	}
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
-	return qp->dev->ops->xmit(qp->dev, qp, &pkt);
+	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
+	/* unreliable: gone is done, whatever became of it */
+	return qp->type == NIC_QPT_RC ? ack : NIC_ACK;
 }
 
 static bool window_full(const struct nic_qp *qp, uint32_t len)

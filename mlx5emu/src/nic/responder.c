@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Responder: one incoming request against this QP's RQ and memory. Every
- * check is made before the first byte moves, so a request that fails
- * leaves the target memory untouched.
+ * Responder: one incoming request against this QP's RQ (or SRQ) and
+ * memory. Every check is made before the first byte moves, so a request
+ * that fails leaves the target memory untouched. RC answers every
+ * request; UC and UD drop what they cannot take, as the IBA says.
  */
 #include <string.h>
 
@@ -37,73 +38,148 @@ void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
 
 /*
  * An atomic on 8 aligned bytes that other QPs and the host may touch at
- * the same time; ConnectX treats them as big endian and returns the old
- * value as it was in memory.
+ * the same time. ConnectX firmware in host-endian atomic mode (what
+ * mlx5_ib requires before it reports IBV_ATOMIC_HCA) treats them as a
+ * host-order integer and returns the old value in host order.
  */
 static uint64_t nic_atomic(const struct nic_pkt *pkt, uint64_t *p)
 {
-	uint64_t old, val;
+	uint64_t old;
 
 	if (pkt->opcode == MLX5_OPCODE_ATOMIC_CS) {
 		/* on a mismatch, old is updated to what memory holds */
-		old = htobe64(pkt->compare);
-		__atomic_compare_exchange_n(p, &old, htobe64(pkt->swap_add),
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
+		old = pkt->compare;
+		__atomic_compare_exchange_n(p, &old, pkt->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 		return old;
 	}
-	old = __atomic_load_n(p, __ATOMIC_RELAXED);
-	do
-		val = htobe64(be64toh(old) + pkt->swap_add);
-	while (!__atomic_compare_exchange_n(
-		p, &old, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-	return old;
+	return __atomic_fetch_add(p, pkt->swap_add, __ATOMIC_SEQ_CST);
+}
+
+/* The receive WQE a message lands in, from the SRQ or the QP's RQ. */
+struct resp_wqe {
+	uint16_t idx; /* the CQE's wqe_counter */
+	uint32_t nsge;
+	struct nic_sge sge[NIC_MAX_SGE];
+};
+
+static bool resp_wqe_posted(const struct nic_qp *qp)
+{
+	if (qp->srq)
+		return nic_srq_posted(qp->srq) != 0;
+	return qp->rq_ci != (nic_be32_load(&qp->dbrec[0]) & 0xffff);
+}
+
+/* Take the next receive WQE; returns 0 or the syndrome of a bad one. */
+static int resp_wqe_take(struct nic_qp *qp, struct resp_wqe *rw)
+{
+	int err;
+
+	if (qp->srq)
+		return nic_srq_take(qp->srq, &rw->idx, rw->sge, &rw->nsge);
+	rw->idx = qp->rq_ci++;
+	err = nic_recv_wqe_parse(qp, rw->idx, rw->sge, &rw->nsge);
+	return err;
 }
 
 /* The responder side of an error: CQE, ERR state, async event. */
-static void resp_fail(struct nic_qp *qp, uint8_t syndrome, int event)
+static void resp_fail(struct nic_qp *qp, const struct resp_wqe *rw,
+		      uint8_t syndrome, int event)
 {
-	if (syndrome) {
+	if (rw) {
 		struct nic_cqe_info ci = {
 			.opcode = MLX5_CQE_RESP_ERR,
 			.syndrome = syndrome,
-			.wqe_counter = qp->rq_ci,
+			.wqe_counter = rw->idx,
 		};
 
 		/* room was checked before the receive WQE was taken */
-		if (!nic_cqe_write(qp->rcq, qp, &ci))
-			qp->rq_ci++;
+		nic_cqe_write(qp->rcq, qp, &ci);
 	}
 	nic_qp_error(qp);
 	if (event && qp->dev->ops->qp_event)
 		qp->dev->ops->qp_event(qp->dev, qp, event);
 }
 
-static enum nic_ack resp_recv(struct nic_qp *qp, const struct nic_opcode *op,
-			      const struct nic_pkt *pkt, struct nic_iov *dst,
-			      uint32_t *ndst)
+/* Drop the first skip bytes of a scatter list (UD's GRH room). */
+static void iov_skip(struct nic_iov *iov, uint32_t *n, uint32_t skip)
 {
-	struct nic_sge sge[NIC_MAX_SGE];
-	uint32_t i, n, room = 0;
-	int err;
+	uint32_t i = 0, j;
 
-	err = nic_recv_wqe_parse(qp, qp->rq_ci, sge, &n);
-	for (i = 0; !err && i < n; i++) {
-		err = nic_mr_local(qp, sge[i].lkey, sge[i].addr, sge[i].len,
-				   NIC_ACCESS_LOCAL_WRITE, &dst[i].base);
-		dst[i].len = sge[i].len;
-		room += sge[i].len;
+	while (i < *n && skip >= iov[i].len)
+		skip -= iov[i++].len;
+	if (i < *n) {
+		iov[i].base += skip;
+		iov[i].len -= skip;
+	}
+	for (j = 0; i < *n; i++, j++)
+		iov[j] = iov[i];
+	*n = j;
+}
+
+/* Map the WQE's scatter list; the message must fit it. */
+static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
+				 const struct nic_pkt *pkt, struct nic_iov *dst,
+				 uint32_t *ndst)
+{
+	uint32_t i, room = 0, hdr = qp->type == NIC_QPT_UD ? NIC_GRH_LEN : 0;
+	int err = 0;
+
+	for (i = 0; !err && i < rw->nsge; i++) {
+		err = nic_mr_local(qp, rw->sge[i].lkey, rw->sge[i].addr,
+				   rw->sge[i].len, NIC_ACCESS_LOCAL_WRITE,
+				   &dst[i].base);
+		dst[i].len = rw->sge[i].len;
+		room += rw->sge[i].len;
 	}
 	if (err) {
-		resp_fail(qp, err, NIC_EVENT_QP_FATAL);
+		resp_fail(qp, rw, err, NIC_EVENT_QP_FATAL);
 		return NIC_NAK_OP;
 	}
-	if (!(op->flags & NIC_OPF_RADDR) && pkt->len > room) {
-		resp_fail(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+	if ((uint64_t)pkt->len + hdr > room) {
+		resp_fail(qp, rw, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
 			  NIC_EVENT_QP_REQ_ERR);
 		return NIC_NAK_INVAL;
 	}
-	*ndst = n;
+	*ndst = rw->nsge;
+	/* the GRH room stays as it was: there is no GRH on this fabric */
+	iov_skip(dst, ndst, hdr);
+	return NIC_ACK;
+}
+
+/*
+ * Whether this QP takes the packet at all. RC answers what it cannot
+ * take; UC and UD drop it, and UD also drops a wrong Q_Key.
+ */
+static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
+			       const struct nic_pkt *pkt)
+{
+	bool rc = qp->type == NIC_QPT_RC;
+
+	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
+		return rc ? NIC_NAK_RETRY : NIC_DROPPED;
+	if (pkt->qp_type != qp->type)
+		return rc ? NIC_NAK_INVAL : NIC_DROPPED;
+	/* after an RNR NAK everything up to its retransmission is dropped */
+	if (rc && pkt->psn != qp->resp_psn)
+		return NIC_NAK_SEQ;
+	if (!op || !(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)) ||
+	    !(op->transports & (1u << qp->type))) {
+		if (!rc)
+			return NIC_DROPPED;
+		resp_fail(qp, NULL, 0, NIC_EVENT_QP_REQ_ERR);
+		return NIC_NAK_INVAL;
+	}
+	if (qp->type == NIC_QPT_UD && pkt->qkey != qp->qkey)
+		return NIC_DROPPED;
+	if (op->flags & NIC_OPF_RECV) {
+		if (!resp_wqe_posted(qp)) {
+			qp->rnr_waits++;
+			return rc ? NIC_NAK_RNR : NIC_DROPPED;
+		}
+		if (!nic_cq_has_room(qp->rcq, 1))
+			return rc ? NIC_STALL : NIC_DROPPED;
+	}
 	return NIC_ACK;
 }
 
@@ -111,48 +187,41 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
 	struct nic_iov rdst[NIC_MAX_SGE], mem;
+	struct resp_wqe rw;
 	uint32_t nrdst = 0;
 	enum nic_ack ack;
 	int err;
 
-	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
-		return NIC_NAK_RETRY; /* dropped: the requester retries */
-	/* after an RNR NAK everything up to its retransmission is dropped */
-	if (pkt->psn != qp->resp_psn)
-		return NIC_NAK_SEQ;
-	if (!op || !(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ))) {
-		resp_fail(qp, 0, NIC_EVENT_QP_REQ_ERR);
-		return NIC_NAK_INVAL;
-	}
-
-	if (op->flags & NIC_OPF_RECV) {
-		uint32_t pi = nic_be32_load(&qp->dbrec[0]) & 0xffff;
-
-		if (qp->rq_ci == pi) {
-			qp->rnr_waits++;
-			return NIC_NAK_RNR;
-		}
-		if (!nic_cq_has_room(qp->rcq, 1))
-			return NIC_STALL;
-	}
+	ack = resp_admit(qp, op, pkt);
+	if (ack != NIC_ACK)
+		return ack;
 
 	if (op->flags & NIC_OPF_RADDR) {
 		err = nic_mr_remote(qp, pkt->rkey, pkt->raddr, pkt->len,
 				    op->remote_access, &mem.base);
+		if (err && qp->type != NIC_QPT_RC)
+			return NIC_DROPPED; /* UC: a bad rkey loses the message */
 		if (err) {
-			resp_fail(qp, 0, NIC_EVENT_QP_ACCESS_ERR);
+			resp_fail(qp, NULL, 0, NIC_EVENT_QP_ACCESS_ERR);
 			return NIC_NAK_ACCESS;
 		}
 		if ((op->flags & NIC_OPF_ATOMIC) &&
 		    (pkt->len != 8 || (pkt->raddr & 7))) {
-			resp_fail(qp, 0, NIC_EVENT_QP_REQ_ERR);
+			resp_fail(qp, NULL, 0, NIC_EVENT_QP_REQ_ERR);
 			return NIC_NAK_INVAL;
 		}
 		mem.len = pkt->len;
 	}
 
+	if (op->flags & NIC_OPF_RECV) {
+		err = resp_wqe_take(qp, &rw);
+		if (err) {
+			resp_fail(qp, &rw, err, NIC_EVENT_QP_FATAL);
+			return NIC_NAK_OP;
+		}
+	}
 	if ((op->flags & NIC_OPF_RECV) && !(op->flags & NIC_OPF_RADDR)) {
-		ack = resp_recv(qp, op, pkt, rdst, &nrdst);
+		ack = resp_scatter(qp, &rw, pkt, rdst, &nrdst);
 		if (ack != NIC_ACK)
 			return ack;
 		nic_iov_copy(rdst, nrdst, pkt->src, pkt->nsrc, pkt->len);
@@ -170,8 +239,10 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	if (op->flags & NIC_OPF_RECV) {
 		struct nic_cqe_info ci = {
 			.opcode = op->resp_cqe,
-			.wqe_counter = qp->rq_ci,
-			.byte_cnt = pkt->len,
+			.wqe_counter = rw.idx,
+			/* UD counts the GRH room as received */
+			.byte_cnt = pkt->len +
+				    (qp->type == NIC_QPT_UD ? NIC_GRH_LEN : 0),
 			.imm = (op->flags & (NIC_OPF_IMM | NIC_OPF_INV)) ?
 				       pkt->imm :
 				       0,
@@ -181,7 +252,6 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 		};
 
 		nic_cqe_write(qp->rcq, qp, &ci);
-		qp->rq_ci++;
 		nic_cq_poll_arm(qp->dev, qp->rcq);
 	}
 	qp->bytes += pkt->len;

@@ -66,6 +66,8 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 	w->inl = false;
 	w->raddr = 0;
 	w->rkey = 0;
+	w->ud_qkey = w->ud_dqpn = 0;
+	w->ud_dlid = 0;
 	w->nbb = 1;
 	if (((v >> 8) & 0xffff) != idx)
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
@@ -96,6 +98,25 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 		r = sq_unit(qp, bb, k++);
 		w->raddr = rd64(r);
 		w->rkey = rd32(r + 8);
+	}
+	if (!(w->op->transports & (1u << qp->type)))
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (qp->type == NIC_QPT_UD) {
+		const uint8_t *av;
+		uint32_t units;
+
+		/* mlx5_wqe_av: 16 bytes, 48 with the extended bit */
+		if (k >= ds)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		av = sq_unit(qp, bb, k);
+		w->ud_qkey = rd32(av);
+		w->ud_dqpn = rd32(av + 8);
+		w->ud_dlid = rd32(av + 12) & 0xffff;
+		units = (w->ud_dqpn & MLX5_EXTENDED_UD_AV) ? 3 : 1;
+		w->ud_dqpn &= 0xffffff;
+		if (k + units > ds)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		k += units;
 	}
 	w->swap_add = w->compare = 0;
 	if (w->op->flags & NIC_OPF_ATOMIC) {
@@ -140,18 +161,18 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	if ((w->op->flags & NIC_OPF_ATOMIC) && total != 8)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	if (qp->type == NIC_QPT_UD && total > NIC_UD_MTU)
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	w->len = total;
 	return 0;
 }
 
-int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
-		       struct nic_sge *sge, uint32_t *nsge)
+int nic_scatter_parse(const uint8_t *wqe, uint32_t size, struct nic_sge *sge,
+		      uint32_t *nsge)
 {
-	uint32_t stride = 1u << qp->rq_shift;
-	const uint8_t *wqe = qp->rq + (size_t)(idx & (qp->rq_cnt - 1)) * stride;
 	uint32_t i, n = 0;
 
-	for (i = 0; i < stride / 16 && i < NIC_MAX_SGE; i++) {
+	for (i = 0; i < size / 16 && i < NIC_MAX_SGE; i++) {
 		const uint8_t *d = wqe + i * 16;
 		uint32_t lkey = rd32(d + 4);
 		uint32_t bc = rd32(d);
@@ -169,4 +190,14 @@ int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
 	}
 	*nsge = n;
 	return 0;
+}
+
+int nic_recv_wqe_parse(const struct nic_qp *qp, uint16_t idx,
+		       struct nic_sge *sge, uint32_t *nsge)
+{
+	uint32_t stride = 1u << qp->rq_shift;
+
+	return nic_scatter_parse(qp->rq + (size_t)(idx & (qp->rq_cnt - 1)) *
+						  stride,
+				 stride, sge, nsge);
 }
