@@ -164,10 +164,12 @@ int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
 
 	oob->fd = -1;
 	ret = poll(&pfd, 1, timeout_s * 1000);
-	if (ret <= 0)
-		return set_err(oob, WMT_EXIT_TIMEOUT,
-			       "no client within %s s (--peer-timeout)%s",
-			       ret ? strerror(errno) : "the", "");
+	if (ret <= 0) {
+		snprintf(oob->err, sizeof(oob->err),
+			 "no client within %u s (--peer-timeout)%s%s", timeout_s,
+			 ret ? ": " : "", ret ? strerror(errno) : "");
+		return WMT_EXIT_TIMEOUT;
+	}
 	oob->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (oob->fd < 0)
 		return set_err(oob, WMT_EXIT_DISCONNECT, "accept: %s%s",
@@ -365,14 +367,17 @@ void wmt_oob_send_error(struct wmt_oob *oob, int code, const char *msg)
 {
 	uint8_t p[4 + WMT_OOB_MSG_LEN] = {};
 	struct wmt_buf b = { p, sizeof(p), 0, 0 };
-	char text[WMT_OOB_MSG_LEN] = {};
+	char text[WMT_OOB_MSG_LEN] = {}, keep[sizeof(oob->err)];
 
 	if (oob->fd < 0)
 		return;
 	snprintf(text, sizeof(text), "%s", msg);
 	wmt_put32(&b, code);
 	wmt_put_bytes(&b, text, sizeof(text));
+	/* a peer that is gone already must not change what we report */
+	memcpy(keep, oob->err, sizeof(keep));
 	wmt_oob_send(oob, OOB_ERROR, p, sizeof(p));
+	memcpy(oob->err, keep, sizeof(keep));
 }
 
 void wmt_put32(struct wmt_buf *b, uint32_t v)

@@ -165,6 +165,16 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	for (t = 0; t < o->threads; t++)
 		raddr[t] = base + wmt_region_offset(&regions, t);
 	ret = wmt_run(&e, o, raddr, rkey, &res, ops->tick, arg);
+	/* a peer that went away also fails the writes: say the cause */
+	if (ret == WMT_EXIT_DEVICE && ops->tick) {
+		int lost = ops->tick(arg);
+
+		if (lost) {
+			ret = lost;
+			snprintf(res.err, sizeof(res.err),
+				 "the connection to the peer failed during the run");
+		}
+	}
 	if (ret) {
 		snprintf(row->reason, sizeof(row->reason), "%s", res.err);
 		goto out_run;
