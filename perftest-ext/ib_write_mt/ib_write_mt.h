@@ -62,6 +62,13 @@ enum wmt_role {
 	ROLE_CLIENT,
 };
 
+/* how a thread waits for completions */
+enum wmt_poll {
+	POLL_AUTO, /* yield when the cores are shared (or the NIC is emulated) */
+	POLL_BUSY,
+	POLL_YIELD,
+};
+
 struct wmt_options {
 	const char *ib_dev;
 	unsigned int ib_port;
@@ -79,6 +86,7 @@ struct wmt_options {
 	bool warm_up;
 	bool blueflame;
 	bool pin;
+	enum wmt_poll poll;
 	unsigned int categories; /* bit mask of enum wmt_category */
 	unsigned int sharing;	 /* --sharing: 0 = the category's */
 	unsigned int share[RES_COUNT]; /* 0 = not given */

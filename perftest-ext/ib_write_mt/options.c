@@ -25,6 +25,7 @@ enum {
 	OPT_WARM_UP,
 	OPT_BLUEFLAME,
 	OPT_NO_PIN,
+	OPT_POLL,
 	OPT_CONNECT_TIMEOUT,
 	OPT_PEER_TIMEOUT,
 	OPT_OUT_JSON,
@@ -64,6 +65,7 @@ static const struct option long_options[] = {
 	{ "perform_warm_up", no_argument, NULL, OPT_WARM_UP },
 	{ "blueflame", required_argument, NULL, OPT_BLUEFLAME },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
+	{ "poll", required_argument, NULL, OPT_POLL },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT },
 	{ "out_json", no_argument, NULL, OPT_OUT_JSON },
@@ -206,6 +208,14 @@ static int parse_one(struct wmt_options *o, int c)
 	case OPT_SERVER: o->server = optarg; break;
 	case OPT_WARM_UP: o->warm_up = true; break;
 	case OPT_NO_PIN: o->pin = false; break;
+	case OPT_POLL:
+		if (!strcmp(optarg, "busy"))
+			o->poll = POLL_BUSY;
+		else if (!strcmp(optarg, "yield"))
+			o->poll = POLL_YIELD;
+		else
+			return usage_error("--poll=%s: busy or yield", optarg);
+		break;
 	case OPT_BLUEFLAME:
 		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 			return usage_error("--blueflame=%s: on or off", optarg);

@@ -31,6 +31,7 @@ struct worker {
 	unsigned int size, shift, post_list, cq_mod, depth, thread;
 	unsigned int send_flags;
 	int private_cq; /* only this thread polls the CQ: no atomics */
+	int yield;	/* give the core away on an empty poll */
 	struct run *run;
 	/* written by the send loop */
 	uint64_t posted;
@@ -71,29 +72,65 @@ static int fail(struct worker *w, const char *fmt, const char *what)
 	return -1;
 }
 
-/* every completion available now, credited to the thread that posted it */
+/* credit n completions to the threads that posted them */
+static int credit(struct worker *w, const struct ibv_wc *wc, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		struct done_counter *c = &w->done[(uint32_t)wc[k].wr_id];
+
+		if (wc[k].status != IBV_WC_SUCCESS)
+			return fail(w, "thread %u: completion error: %s",
+				    ibv_wc_status_str(wc[k].status));
+		if (w->private_cq)
+			c->v += wc[k].wr_id >> 32;
+		else
+			__atomic_fetch_add(&c->v, wc[k].wr_id >> 32,
+					   __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* every completion available now */
 static int poll_all(struct worker *w)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	int n, k;
+	int n;
 
 	do {
 		n = ibv_poll_cq(w->cq, POLL_BATCH, wc);
 		if (n < 0)
 			return fail(w, "thread %u: ibv_poll_cq failed%s", "");
-		for (k = 0; k < n; k++) {
-			struct done_counter *c = &w->done[(uint32_t)wc[k].wr_id];
-
-			if (wc[k].status != IBV_WC_SUCCESS)
-				return fail(w, "thread %u: completion error: %s",
-					    ibv_wc_status_str(wc[k].status));
-			if (w->private_cq)
-				c->v += wc[k].wr_id >> 32;
-			else
-				__atomic_fetch_add(&c->v, wc[k].wr_id >> 32,
-						   __ATOMIC_RELAXED);
-		}
+		if (n && credit(w, wc, n))
+			return -1;
 	} while (n == POLL_BATCH);
+	return 0;
+}
+
+/*
+ * Polls until room completions have freed `room` slots. The empty poll is
+ * the loop a waiting thread spins in: it does nothing else.
+ */
+static int wait_room(struct worker *w, unsigned int room)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	int n;
+
+	while (w->posted - done_of(w) + room > w->depth) {
+		n = ibv_poll_cq(w->cq, POLL_BATCH, wc);
+		if (n > 0) {
+			if (credit(w, wc, n))
+				return -1;
+		} else if (n < 0) {
+			return fail(w, "thread %u: ibv_poll_cq failed%s", "");
+		} else if (__atomic_load_n(&w->run->abort, __ATOMIC_RELAXED)) {
+			return -1;
+		} else if (w->yield) {
+			/* the NIC (or another thread) needs this core */
+			sched_yield();
+		}
+	}
 	return 0;
 }
 
@@ -141,24 +178,15 @@ static int run_phase(struct worker *w, uint64_t end)
 		uint64_t left = end - w->posted;
 		unsigned int n = left < w->post_list ? left : w->post_list;
 
-		if (poll_all(w))
-			return -1;
-		if (w->posted - done_of(w) + n <= w->depth && post_list(w, n, end))
+		/* each round: every completion there is, then a post list */
+		if (poll_all(w) || wait_room(w, n) || post_list(w, n, end))
 			return -1;
 	}
 	/* stopped in the middle: one more, signaled, covers the rest */
-	if (w->since_signal && !w->run->abort) {
-		while (w->posted - done_of(w) + 1 > w->depth)
-			if (poll_all(w))
-				return -1;
-		if (post_list(w, 1, w->posted + 1))
-			return -1;
-	}
-	while (done_of(w) < w->posted)
-		if (__atomic_load_n(&w->run->abort, __ATOMIC_RELAXED) ||
-		    poll_all(w))
-			return -1;
-	return 0;
+	if (w->since_signal && !w->run->abort &&
+	    (wait_room(w, 1) || post_list(w, 1, w->posted + 1)))
+		return -1;
+	return wait_room(w, w->depth);
 }
 
 static void *worker_main(void *arg)
@@ -321,6 +349,11 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 			return WMT_EXIT_DEVICE;
 		}
 	res->pinned = assign_cpus(&r, o);
+	res->yield = o->poll == POLL_YIELD ||
+		     (o->poll == POLL_AUTO &&
+		      (res->pinned < r.threads || getenv("MLX5EMU_UAR")));
+	for (t = 0; t < r.threads; t++)
+		r.w[t].yield = res->yield;
 	pthread_barrier_init(&r.ready, NULL, r.threads);
 	pthread_barrier_init(&r.go, NULL, r.threads);
 	for (t = 0; t < r.threads; t++) {

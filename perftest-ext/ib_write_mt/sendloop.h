@@ -17,6 +17,7 @@ struct wmt_run_result {
 	uint64_t msgs;	     /* messages of the timed phase, all threads */
 	uint64_t *iters;     /* per thread, warm-up included: for verification */
 	unsigned int pinned; /* threads pinned to a core of their own */
+	bool yield;	     /* threads yield the core while they wait */
 	char err[256];
 };
 
