@@ -73,7 +73,7 @@ static int write_script(const struct plot_spec *spec, const char *term,
 	fputs("\nset datafile separator '\\t'\nset datafile missing 'NaN'\n"
 	      "set style data histograms\nset style histogram clustered gap 1\n"
 	      "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-	      "set key top left\nset grid ytics\nset yrange [0:*]\n"
+	      "set key below\nset grid ytics\nset yrange [0:*]\n"
 	      "set xtics rotate by -30 nomirror\n",
 	      f);
 	fprintf(f, "set multiplot layout 1,%u title ", spec->npanels);

@@ -166,20 +166,19 @@ static int write_outputs(const struct wmt_options *o, struct wmt_row *rows,
 	return ret;
 }
 
+static struct point points[MAX_POINTS];
+static unsigned int npoints;
+
 static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 {
-	static struct point points[MAX_POINTS];
-	unsigned int npoints = sweep_points(o, points), i, c, n = 0;
+	unsigned int i, c, n = 0;
 	struct wmt_client *client = NULL;
 	struct wmt_loopback lb = { .dev = dev };
 	const struct wmt_target_ops *ops = &wmt_loopback_ops;
 	struct wmt_row *rows;
 	void *arg = &lb;
-	int ret;
+	int ret = 0;
 
-	ret = check_layouts(points, npoints);
-	if (ret)
-		return ret;
 	rows = calloc(npoints * CAT_COUNT, sizeof(*rows));
 	if (!rows)
 		return WMT_EXIT_DEVICE;
@@ -232,6 +231,13 @@ int main(int argc, char **argv)
 	ret = wmt_options_parse(&o, argc, argv);
 	if (ret >= 0)
 		return ret;
+	/* impossible combinations are told before anything runs */
+	npoints = sweep_points(&o, points);
+	if (o.role != ROLE_SERVER) {
+		ret = check_layouts(points, npoints);
+		if (ret)
+			return ret;
+	}
 	/* a peer that goes away must not kill us with SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);
 	/* libmlx5 reads it when the context opens */
