@@ -110,9 +110,10 @@ static int run_gnuplot(const char *script, char *err, size_t errlen)
 
 	ret = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
 	if (ret) {
-		snprintf(err, errlen,
-			 "cannot run gnuplot (%s); install Debian's gnuplot-nox",
-			 strerror(ret));
+		snprintf(
+			err, errlen,
+			"cannot run gnuplot (%s); install Debian's gnuplot-nox",
+			strerror(ret));
 		return -1;
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -156,8 +157,8 @@ int plot_render(const struct plot_spec *spec, const char *path, char *err,
 	int ret = -1;
 
 	if (!term) {
-		snprintf(err, errlen, "%s: the plot must be a .svg or .png file",
-			 path);
+		snprintf(err, errlen,
+			 "%s: the plot must be a .svg or .png file", path);
 		return -1;
 	}
 	df = temp_file(data, sizeof(data), "data");

@@ -98,7 +98,8 @@ unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 		const struct wmt_mapping *m = &after->m[i];
 		uintptr_t a;
 
-		if (strncmp(m->path, path, strlen(path)) || in_snapshot(before, m))
+		if (strncmp(m->path, path, strlen(path)) ||
+		    in_snapshot(before, m))
 			continue;
 		if (clock && clock >= m->start && clock < m->end)
 			continue;
@@ -114,8 +115,8 @@ unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 				keys = p;
 				cap = cap ? cap * 2 : 64;
 			}
-			keys[nkeys++] = (m->inode << 40) ^
-					(m->offset + (a - m->start));
+			keys[nkeys++] =
+				(m->inode << 40) ^ (m->offset + (a - m->start));
 		}
 	}
 	qsort(keys, nkeys, sizeof(*keys), cmp_u64);

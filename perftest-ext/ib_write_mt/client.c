@@ -119,8 +119,8 @@ static int client_setup(void *arg, const struct wmt_regions *r,
 	return ret ? malformed(c, "TARGET", err, errlen) : 0;
 }
 
-static int client_connect(void *arg, const struct wmt_qp_addr *local,
-			  char *err, size_t errlen)
+static int client_connect(void *arg, const struct wmt_qp_addr *local, char *err,
+			  size_t errlen)
 {
 	struct wmt_client *c = arg;
 	size_t len = 4 + (size_t)c->nqps * WMT_ADDR_WIRE;

@@ -32,9 +32,10 @@ static int probe_context(struct builder *b, unsigned int c)
 
 	if (mlx5dv_query_device(b->e->ctx[c], &dv)) {
 		if (level)
-			return fail(b, WMT_EXIT_UNAVAILABLE,
-				    "not an mlx5 device: thread-domain levels unknown",
-				    EOPNOTSUPP);
+			return fail(
+				b, WMT_EXIT_UNAVAILABLE,
+				"not an mlx5 device: thread-domain levels unknown",
+				EOPNOTSUPP);
 		return 0;
 	}
 	if (dv.comp_mask & MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK)
@@ -42,15 +43,17 @@ static int probe_context(struct builder *b, unsigned int c)
 	if (!level)
 		return 0;
 	if (!(dv.comp_mask & MLX5DV_CONTEXT_MASK_TD_SHARING)) {
-		snprintf(b->err, b->errlen,
-			 "libmlx5 has no thread-domain sharing levels (MLX5DV_CONTEXT_MASK_TD_SHARING)");
+		snprintf(
+			b->err, b->errlen,
+			"libmlx5 has no thread-domain sharing levels (MLX5DV_CONTEXT_MASK_TD_SHARING)");
 		return WMT_EXIT_UNAVAILABLE;
 	}
 	if (!(dv.td_sharing_caps & (1u << level))) {
-		snprintf(b->err, b->errlen,
-			 "the device cannot give level-%u thread domains (td_sharing_caps 0x%x)%s",
-			 level, dv.td_sharing_caps,
-			 b->o->blueflame ? "" : "; BlueFlame is off");
+		snprintf(
+			b->err, b->errlen,
+			"the device cannot give level-%u thread domains (td_sharing_caps 0x%x)%s",
+			level, dv.td_sharing_caps,
+			b->o->blueflame ? "" : "; BlueFlame is off");
 		return WMT_EXIT_UNAVAILABLE;
 	}
 	return 0;
@@ -61,8 +64,8 @@ static uint64_t slot_offset(const struct wmt_endpoints *e, unsigned int v)
 {
 	const struct wmt_layout *l = &e->l;
 	uint64_t per_ep = (uint64_t)e->slots * e->size;
-	uint64_t buf_stride = wmt_align(l->vdeg[RES_BUF] * per_ep,
-					WMT_CACHE_LINE);
+	uint64_t buf_stride =
+		wmt_align(l->vdeg[RES_BUF] * per_ep, WMT_CACHE_LINE);
 
 	return v / l->vdeg[RES_BUF] * buf_stride +
 	       v % l->vdeg[RES_BUF] * per_ep;
@@ -78,9 +81,8 @@ static int build_mr(struct builder *b, unsigned int m)
 	uint64_t end = slot_offset(e, first + l->vdeg[RES_MR] - 1) +
 		       (uint64_t)e->slots * e->size;
 
-	e->mr[m] = ibv_reg_mr(e->pd[first / l->vdeg[RES_PD]],
-			      e->arena + start, end - start,
-			      IBV_ACCESS_LOCAL_WRITE);
+	e->mr[m] = ibv_reg_mr(e->pd[first / l->vdeg[RES_PD]], e->arena + start,
+			      end - start, IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr[m])
 		return fail(b, WMT_EXIT_DEVICE, "ibv_reg_mr", errno);
 	return 0;
@@ -113,7 +115,8 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 	pa.td = qp->td;
 	qp->parent = ibv_alloc_parent_domain(e->ctx[c], &pa);
 	if (!qp->parent)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_alloc_parent_domain", errno);
+		return fail(b, WMT_EXIT_DEVICE, "ibv_alloc_parent_domain",
+			    errno);
 	return 0;
 }
 
@@ -180,8 +183,7 @@ static int build_qp(struct builder *b, unsigned int q, unsigned int c)
 	qp->ctx = c;
 	qp->cq = wmt_layout_index(l, RES_CQ, v);
 	qa.send_cq = qa.recv_cq = e->cq[qp->cq];
-	qa.pd = qp->parent ? qp->parent :
-			     e->pd[wmt_layout_index(l, RES_PD, v)];
+	qa.pd = qp->parent ? qp->parent : e->pd[wmt_layout_index(l, RES_PD, v)];
 	qp->qp = ibv_create_qp_ex(e->ctx[c], &qa);
 	if (!qp->qp)
 		return fail(b, WMT_EXIT_DEVICE, "ibv_create_qp_ex", errno);
@@ -232,9 +234,10 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 			ret = build_qp(b, v / l->vdeg[RES_QP], c);
 	}
 	if (!ret && !wmt_maps_snapshot(&after)) {
-		e->usage.uar_pages += wmt_maps_device_pages(
-			&before, &after, e->ctx[c]->cmd_fd, e->clock[c],
-			&mappings);
+		e->usage.uar_pages +=
+			wmt_maps_device_pages(&before, &after,
+					      e->ctx[c]->cmd_fd, e->clock[c],
+					      &mappings);
 		e->usage.uar_mappings += mappings;
 		wmt_maps_free(&after);
 	}
@@ -319,8 +322,8 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	e->cq = calloc(l->count[RES_CQ], sizeof(*e->cq));
 	e->qp = calloc(l->count[RES_QP], sizeof(*e->qp));
 	e->th = calloc(l->threads, sizeof(*e->th));
-	if (!e->ctx || !e->clock || !e->pd || !e->mr || !e->cq ||
-	    !e->qp || !e->th) {
+	if (!e->ctx || !e->clock || !e->pd || !e->mr || !e->cq || !e->qp ||
+	    !e->th) {
 		ret = fail(&b, WMT_EXIT_DEVICE, "endpoint tables", ENOMEM);
 		goto err;
 	}
@@ -382,8 +385,7 @@ void wmt_endpoints_emu_usage(struct wmt_endpoints *e)
 	for (q = 0; q < e->l.count[RES_QP]; q++)
 		if (e->qp[q].qp)
 			qpns[n++] = e->qp[q].qp->qp_num;
-	if (!wmt_emu_uars(qpns, n, &uars, &ctxs) &&
-	    ctxs == e->l.count[RES_CTX])
+	if (!wmt_emu_uars(qpns, n, &uars, &ctxs) && ctxs == e->l.count[RES_CTX])
 		e->usage.emu_uars = uars;
 	free(qpns);
 }

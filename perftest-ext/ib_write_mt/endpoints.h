@@ -38,11 +38,11 @@ struct wmt_thread_ep {
 struct wmt_usage {
 	unsigned int count[RES_COUNT];
 	unsigned int tds;
-	unsigned int uar_pages;	   /* maps: allocated */
+	unsigned int uar_pages; /* maps: allocated */
 	unsigned int uar_mappings; /* maps: mappings seen (aliases too) */
-	unsigned int pages_used;   /* bf.reg */
-	unsigned int uuars_used;   /* bf.reg */
-	int emu_uars;		   /* emu: -1 when not under mlx5emu */
+	unsigned int pages_used; /* bf.reg */
+	unsigned int uuars_used; /* bf.reg */
+	int emu_uars; /* emu: -1 when not under mlx5emu */
 	uint64_t qp_bytes, cq_bytes, buf_bytes;
 	unsigned int levels[5]; /* threads per enum wmt_level */
 };

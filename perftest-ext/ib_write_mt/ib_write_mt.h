@@ -13,15 +13,17 @@
 /* Exit codes (documented in --help and the man page) */
 enum wmt_exit {
 	WMT_EXIT_OK = 0,
-	WMT_EXIT_USAGE = 1,	  /* bad option or impossible combination */
-	WMT_EXIT_VERIFY = 2,	  /* a written byte or a guard is wrong */
-	WMT_EXIT_UNAVAILABLE = 3, /* a category the library/device cannot build */
-	WMT_EXIT_DEVICE = 4,	  /* a verb or a completion failed */
-	WMT_EXIT_PROTOCOL = 5,	  /* malformed, truncated or mismatched peer message */
-	WMT_EXIT_VERSION = 6,	  /* the peer speaks another protocol version */
-	WMT_EXIT_DISCONNECT = 7,  /* the peer closed the connection mid-run */
-	WMT_EXIT_TIMEOUT = 8,	  /* connect or read timeout */
-	WMT_EXIT_OUTPUT = 9,	  /* JSON/CSV/plot file could not be written */
+	WMT_EXIT_USAGE = 1, /* bad option or impossible combination */
+	WMT_EXIT_VERIFY = 2, /* a written byte or a guard is wrong */
+	WMT_EXIT_UNAVAILABLE =
+		3, /* a category the library/device cannot build */
+	WMT_EXIT_DEVICE = 4, /* a verb or a completion failed */
+	WMT_EXIT_PROTOCOL =
+		5, /* malformed, truncated or mismatched peer message */
+	WMT_EXIT_VERSION = 6, /* the peer speaks another protocol version */
+	WMT_EXIT_DISCONNECT = 7, /* the peer closed the connection mid-run */
+	WMT_EXIT_TIMEOUT = 8, /* connect or read timeout */
+	WMT_EXIT_OUTPUT = 9, /* JSON/CSV/plot file could not be written */
 };
 
 enum wmt_category {
@@ -32,7 +34,7 @@ enum wmt_category {
 	CAT_STATIC,
 	CAT_MPI_THREADS,
 	CAT_SHARED_UUAR, /* level-3 TDs: the "shared uUAR" mapping level */
-	CAT_XWAY,	 /* every resource per thread unless --share-X says */
+	CAT_XWAY, /* every resource per thread unless --share-X says */
 	CAT_COUNT,
 };
 
@@ -88,13 +90,13 @@ struct wmt_options {
 	bool pin;
 	enum wmt_poll poll;
 	unsigned int categories; /* bit mask of enum wmt_category */
-	unsigned int sharing;	 /* --sharing: 0 = the category's */
+	unsigned int sharing; /* --sharing: 0 = the category's */
 	unsigned int share[RES_COUNT]; /* 0 = not given */
 	enum wmt_role role;
 	bool role_from_launcher;
 	const char *server;
 	unsigned int connect_timeout; /* seconds */
-	unsigned int peer_timeout;    /* seconds */
+	unsigned int peer_timeout; /* seconds */
 	bool out_json;
 	const char *json_file;
 	const char *csv_file;

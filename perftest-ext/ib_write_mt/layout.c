@@ -18,20 +18,41 @@ struct category_desc {
 
 /* ICPADS'18 Section VI, plus the two helpers for Sections IV and V */
 static const struct category_desc categories[CAT_COUNT] = {
-	[CAT_MPI_EVERYWHERE] = { "mpi-everywhere", { 1, 1, 1, 1, 1, 1 },
-				 F(RES_CTX), 0, 1 },
-	[CAT_2XDYNAMIC] = { "2xdynamic", { ALL, ALL, ALL, 1, 1, 1 },
-			    F(RES_CTX) | F(RES_QP), 1, 2 },
-	[CAT_DYNAMIC] = { "dynamic", { ALL, ALL, ALL, 1, 1, 1 },
-			  F(RES_CTX) | F(RES_QP), 1, 1 },
-	[CAT_SHARED_DYNAMIC] = { "shared-dynamic", { ALL, ALL, ALL, 1, 1, 1 },
-				 F(RES_CTX) | F(RES_QP), 2, 1 },
-	[CAT_STATIC] = { "static", { ALL, ALL, ALL, 1, 1, 1 },
-			 F(RES_CTX) | F(RES_QP), 0, 1 },
-	[CAT_MPI_THREADS] = { "mpi+threads", { ALL, ALL, ALL, 1, ALL, ALL },
-			      F(RES_CQ) | F(RES_QP), 0, 1 },
-	[CAT_SHARED_UUAR] = { "shared-uuar", { ALL, ALL, ALL, 1, 1, 1 },
-			      F(RES_CTX) | F(RES_QP), 3, 1 },
+	[CAT_MPI_EVERYWHERE] = { "mpi-everywhere",
+				 { 1, 1, 1, 1, 1, 1 },
+				 F(RES_CTX),
+				 0,
+				 1 },
+	[CAT_2XDYNAMIC] = { "2xdynamic",
+			    { ALL, ALL, ALL, 1, 1, 1 },
+			    F(RES_CTX) | F(RES_QP),
+			    1,
+			    2 },
+	[CAT_DYNAMIC] = { "dynamic",
+			  { ALL, ALL, ALL, 1, 1, 1 },
+			  F(RES_CTX) | F(RES_QP),
+			  1,
+			  1 },
+	[CAT_SHARED_DYNAMIC] = { "shared-dynamic",
+				 { ALL, ALL, ALL, 1, 1, 1 },
+				 F(RES_CTX) | F(RES_QP),
+				 2,
+				 1 },
+	[CAT_STATIC] = { "static",
+			 { ALL, ALL, ALL, 1, 1, 1 },
+			 F(RES_CTX) | F(RES_QP),
+			 0,
+			 1 },
+	[CAT_MPI_THREADS] = { "mpi+threads",
+			      { ALL, ALL, ALL, 1, ALL, ALL },
+			      F(RES_CQ) | F(RES_QP),
+			      0,
+			      1 },
+	[CAT_SHARED_UUAR] = { "shared-uuar",
+			      { ALL, ALL, ALL, 1, 1, 1 },
+			      F(RES_CTX) | F(RES_QP),
+			      3,
+			      1 },
 	[CAT_XWAY] = { "xway", { 1, 1, 1, 1, 1, 1 }, 0, 0, 1 },
 };
 
@@ -68,13 +89,15 @@ static int check_sharing_level(const struct wmt_options *o,
 	if (!o->sharing || o->sharing == c->td_level)
 		return 0;
 	if (!c->td_level)
-		snprintf(err, errlen,
-			 "--sharing=%u contradicts --endpoints=%s: it builds no thread domains",
-			 o->sharing, c->name);
+		snprintf(
+			err, errlen,
+			"--sharing=%u contradicts --endpoints=%s: it builds no thread domains",
+			o->sharing, c->name);
 	else
-		snprintf(err, errlen,
-			 "--sharing=%u contradicts --endpoints=%s: its thread domains are level %u",
-			 o->sharing, c->name, c->td_level);
+		snprintf(
+			err, errlen,
+			"--sharing=%u contradicts --endpoints=%s: its thread domains are level %u",
+			o->sharing, c->name, c->td_level);
 	return WMT_EXIT_USAGE;
 }
 
@@ -89,9 +112,10 @@ static int apply_options(const struct wmt_options *o,
 	memcpy(share, o->share, sizeof(share));
 	if (o->num_qps) {
 		if (o->num_qps > l->threads || l->threads % o->num_qps) {
-			snprintf(err, errlen,
-				 "-q %u: the number of QPs must divide --threads=%u",
-				 o->num_qps, l->threads);
+			snprintf(
+				err, errlen,
+				"-q %u: the number of QPs must divide --threads=%u",
+				o->num_qps, l->threads);
 			return WMT_EXIT_USAGE;
 		}
 		share[RES_QP] = l->threads / o->num_qps;
@@ -106,10 +130,11 @@ static int apply_options(const struct wmt_options *o,
 			return WMT_EXIT_USAGE;
 		}
 		if ((c->fixed & F(r)) && share[r] != l->deg[r]) {
-			snprintf(err, errlen,
-				 "--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
-				 res_names[r], share[r], c->name, res_names[r],
-				 l->deg[r]);
+			snprintf(
+				err, errlen,
+				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
+				res_names[r], share[r], c->name, res_names[r],
+				l->deg[r]);
 			return WMT_EXIT_USAGE;
 		}
 		l->deg[r] = share[r];
@@ -142,10 +167,11 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 				l->deg[pa] = l->deg[ch];
 				raised |= F(pa);
 			} else {
-				snprintf(err, errlen,
-					 "impossible sharing for %s: a %s shared by %u threads needs its %s shared by at least as many, not %u",
-					 c->name, res_names[ch], l->deg[ch],
-					 res_names[pa], l->deg[pa]);
+				snprintf(
+					err, errlen,
+					"impossible sharing for %s: a %s shared by %u threads needs its %s shared by at least as many, not %u",
+					c->name, res_names[ch], l->deg[ch],
+					res_names[pa], l->deg[pa]);
 				return WMT_EXIT_USAGE;
 			}
 		}
@@ -154,10 +180,11 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 		enum wmt_res ch = rules[i][0], pa = rules[i][1];
 
 		if (l->deg[pa] % l->deg[ch]) {
-			snprintf(err, errlen,
-				 "impossible sharing for %s: groups of %u threads per %s do not nest in groups of %u per %s",
-				 c->name, l->deg[ch], res_names[ch],
-				 l->deg[pa], res_names[pa]);
+			snprintf(
+				err, errlen,
+				"impossible sharing for %s: groups of %u threads per %s do not nest in groups of %u per %s",
+				c->name, l->deg[ch], res_names[ch], l->deg[pa],
+				res_names[pa]);
 			return WMT_EXIT_USAGE;
 		}
 	}
@@ -194,9 +221,10 @@ int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 	if (ret)
 		return ret;
 	if (c->td_level && l->deg[RES_QP] != 1) {
-		snprintf(err, errlen,
-			 "%s: a QP of a thread domain takes no lock and cannot be shared",
-			 c->name);
+		snprintf(
+			err, errlen,
+			"%s: a QP of a thread domain takes no lock and cannot be shared",
+			c->name);
 		return WMT_EXIT_USAGE;
 	}
 	l->nvirt = threads * l->factor;

@@ -65,7 +65,8 @@ static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 		switch (o->sweep) {
 		case SWEEP_THREADS:
 			q->threads = v[i];
-			snprintf(p[k].name, sizeof(p[k].name), "threads=%u", v[i]);
+			snprintf(p[k].name, sizeof(p[k].name), "threads=%u",
+				 v[i]);
 			break;
 		case SWEEP_POSTLIST:
 			q->post_list = v[i];
@@ -106,7 +107,8 @@ static struct ibv_device *find_device(const struct wmt_options *o,
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (!o->ib_dev || !strcmp(ibv_get_device_name((*list)[i]), o->ib_dev))
+		if (!o->ib_dev ||
+		    !strcmp(ibv_get_device_name((*list)[i]), o->ib_dev))
 			return (*list)[i];
 	fprintf(stderr, "ib_write_mt: no device %s\n", o->ib_dev);
 	return NULL;
@@ -116,11 +118,11 @@ static struct ibv_device *find_device(const struct wmt_options *o,
 static int worst(int a, int b)
 {
 	static const int rank[] = {
-		[WMT_EXIT_OK] = 0,	     [WMT_EXIT_UNAVAILABLE] = 1,
-		[WMT_EXIT_OUTPUT] = 2,	     [WMT_EXIT_DEVICE] = 3,
-		[WMT_EXIT_TIMEOUT] = 4,	     [WMT_EXIT_DISCONNECT] = 5,
-		[WMT_EXIT_PROTOCOL] = 6,     [WMT_EXIT_VERSION] = 7,
-		[WMT_EXIT_USAGE] = 8,	     [WMT_EXIT_VERIFY] = 9,
+		[WMT_EXIT_OK] = 0,	 [WMT_EXIT_UNAVAILABLE] = 1,
+		[WMT_EXIT_OUTPUT] = 2,	 [WMT_EXIT_DEVICE] = 3,
+		[WMT_EXIT_TIMEOUT] = 4,	 [WMT_EXIT_DISCONNECT] = 5,
+		[WMT_EXIT_PROTOCOL] = 6, [WMT_EXIT_VERSION] = 7,
+		[WMT_EXIT_USAGE] = 8,	 [WMT_EXIT_VERIFY] = 9,
 	};
 
 	return rank[b] > rank[a] ? b : a;
@@ -156,7 +158,8 @@ static int write_outputs(const struct wmt_options *o, struct wmt_row *rows,
 	if (o->csv_file)
 		ret = worst(ret, wmt_report_csv(o->csv_file, rows, n));
 	if (o->plot_file) {
-		if (wmt_report_plot(o->plot_file, o, rows, n, err, sizeof(err))) {
+		if (wmt_report_plot(o->plot_file, o, rows, n, err,
+				    sizeof(err))) {
 			fprintf(stderr, "ib_write_mt: plot: %s\n", err);
 			ret = worst(ret, WMT_EXIT_OUTPUT);
 		} else {
@@ -200,7 +203,8 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 				continue;
 			lb.o = &points[i].o;
 			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
-			snprintf(r->point, sizeof(r->point), "%s", points[i].name);
+			snprintf(r->point, sizeof(r->point), "%s",
+				 points[i].name);
 			n++;
 			ret = worst(ret, status);
 			if (status && status != WMT_EXIT_UNAVAILABLE &&

@@ -19,18 +19,18 @@
 static const uint8_t magic[4] = { 'I', 'B', 'W', 'M' };
 
 static const char *const type_names[] = {
-	[OOB_HELLO] = "HELLO",	     [OOB_SETUP] = "SETUP",
-	[OOB_TARGET] = "TARGET",     [OOB_CONNECT] = "CONNECT",
-	[OOB_READY] = "READY",	     [OOB_PROGRESS] = "PROGRESS",
-	[OOB_DONE] = "DONE",	     [OOB_VERDICT] = "VERDICT",
-	[OOB_ABORT] = "ABORT",	     [OOB_BYE] = "BYE",
+	[OOB_HELLO] = "HELLO",	 [OOB_SETUP] = "SETUP",
+	[OOB_TARGET] = "TARGET", [OOB_CONNECT] = "CONNECT",
+	[OOB_READY] = "READY",	 [OOB_PROGRESS] = "PROGRESS",
+	[OOB_DONE] = "DONE",	 [OOB_VERDICT] = "VERDICT",
+	[OOB_ABORT] = "ABORT",	 [OOB_BYE] = "BYE",
 	[OOB_ERROR] = "ERROR",
 };
 
 const char *wmt_oob_type_name(enum wmt_oob_type type)
 {
 	return type >= OOB_HELLO && type <= OOB_TYPE_MAX ? type_names[type] :
-							    "unknown";
+							   "unknown";
 }
 
 static int set_err(struct wmt_oob *oob, int code, const char *fmt,
@@ -55,8 +55,8 @@ static int try_connect(const struct addrinfo *ai, int ms, int *fd_out)
 	socklen_t len = sizeof(int);
 	int fd, err = 0, one = 1;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
-					   SOCK_NONBLOCK,
+	fd = socket(ai->ai_family,
+		    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		    ai->ai_protocol);
 	if (fd < 0)
 		return errno;
@@ -110,9 +110,10 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 	}
 	freeaddrinfo(res);
 	if (oob->fd < 0) {
-		snprintf(oob->err, sizeof(oob->err),
-			 "no connection to %s port %u within %u s (--connect-timeout): %s",
-			 host, port, timeout_s, strerror(err));
+		snprintf(
+			oob->err, sizeof(oob->err),
+			"no connection to %s port %u within %u s (--connect-timeout): %s",
+			host, port, timeout_s, strerror(err));
 		return WMT_EXIT_TIMEOUT;
 	}
 	return 0;
@@ -166,8 +167,9 @@ int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
 	ret = poll(&pfd, 1, timeout_s * 1000);
 	if (ret <= 0) {
 		snprintf(oob->err, sizeof(oob->err),
-			 "no client within %u s (--peer-timeout)%s%s", timeout_s,
-			 ret ? ": " : "", ret ? strerror(errno) : "");
+			 "no client within %u s (--peer-timeout)%s%s",
+			 timeout_s, ret ? ": " : "",
+			 ret ? strerror(errno) : "");
 		return WMT_EXIT_TIMEOUT;
 	}
 	oob->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -235,9 +237,10 @@ static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len, size_t *got)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0) {
-			snprintf(oob->err, sizeof(oob->err),
-				 "%s did not answer within %u s (--peer-timeout)",
-				 oob->peer, oob->timeout_ms / 1000);
+			snprintf(
+				oob->err, sizeof(oob->err),
+				"%s did not answer within %u s (--peer-timeout)",
+				oob->peer, oob->timeout_ms / 1000);
 			return WMT_EXIT_TIMEOUT;
 		}
 		n = recv(oob->fd, p + *got, len - *got, 0);
@@ -265,27 +268,32 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 	version = vt >> 16;
 	msg->type = vt & 0xffff;
 	if (memcmp(m, magic, 4))
-		return set_err(oob, WMT_EXIT_PROTOCOL,
-			       "malformed message from %s: bad magic (not ib_write_mt?)%s",
-			       oob->peer, "");
+		return set_err(
+			oob, WMT_EXIT_PROTOCOL,
+			"malformed message from %s: bad magic (not ib_write_mt?)%s",
+			oob->peer, "");
 	if (version != WMT_OOB_VERSION) {
-		snprintf(oob->err, sizeof(oob->err),
-			 "%s speaks ib_write_mt protocol version %u, this is version %u",
-			 oob->peer, version, WMT_OOB_VERSION);
+		snprintf(
+			oob->err, sizeof(oob->err),
+			"%s speaks ib_write_mt protocol version %u, this is version %u",
+			oob->peer, version, WMT_OOB_VERSION);
 		return WMT_EXIT_VERSION;
 	}
 	if (reserved || msg->type < OOB_HELLO || msg->type > OOB_TYPE_MAX ||
 	    msg->len > WMT_OOB_MAX_PAYLOAD) {
-		snprintf(oob->err, sizeof(oob->err),
-			 "malformed message from %s: type %u, length %u, reserved 0x%x",
-			 oob->peer, msg->type, msg->len, reserved);
+		snprintf(
+			oob->err, sizeof(oob->err),
+			"malformed message from %s: type %u, length %u, reserved 0x%x",
+			oob->peer, msg->type, msg->len, reserved);
 		return WMT_EXIT_PROTOCOL;
 	}
 	if (!(mask & OOB_BIT(msg->type)) && msg->type != OOB_ERROR) {
-		snprintf(what, sizeof(what), "%s", wmt_oob_type_name(msg->type));
-		return set_err(oob, WMT_EXIT_PROTOCOL,
-			       "malformed exchange with %s: unexpected %s message",
-			       oob->peer, what);
+		snprintf(what, sizeof(what), "%s",
+			 wmt_oob_type_name(msg->type));
+		return set_err(
+			oob, WMT_EXIT_PROTOCOL,
+			"malformed exchange with %s: unexpected %s message",
+			oob->peer, what);
 	}
 	return 0;
 }
@@ -302,7 +310,8 @@ static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 	if (b.bad || b.pos != msg->len || code < WMT_EXIT_USAGE ||
 	    code > WMT_EXIT_OUTPUT)
 		return set_err(oob, WMT_EXIT_PROTOCOL,
-			       "malformed ERROR message from %s%s", oob->peer, "");
+			       "malformed ERROR message from %s%s", oob->peer,
+			       "");
 	snprintf(oob->err, sizeof(oob->err), "%s gave up: %s", oob->peer, text);
 	return code;
 }
@@ -318,10 +327,11 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 	memset(msg, 0, sizeof(*msg));
 	ret = read_all(oob, hdr, sizeof(hdr), &got);
 	if (ret == WMT_EXIT_DISCONNECT)
-		return set_err(oob, got ? WMT_EXIT_PROTOCOL : WMT_EXIT_DISCONNECT,
-			       got ? "truncated message from %s (the connection closed inside its header)%s" :
-				     "%s closed the connection%s",
-			       oob->peer, "");
+		return set_err(
+			oob, got ? WMT_EXIT_PROTOCOL : WMT_EXIT_DISCONNECT,
+			got ? "truncated message from %s (the connection closed inside its header)%s" :
+			      "%s closed the connection%s",
+			oob->peer, "");
 	if (ret)
 		return ret;
 	ret = check_header(oob, &b, mask, msg);
@@ -330,13 +340,14 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 	if (msg->len) {
 		msg->payload = malloc(msg->len);
 		if (!msg->payload)
-			return set_err(oob, WMT_EXIT_DEVICE, "out of memory%s%s",
-				       "", "");
+			return set_err(oob, WMT_EXIT_DEVICE,
+				       "out of memory%s%s", "", "");
 		ret = read_all(oob, msg->payload, msg->len, &got);
 		if (ret == WMT_EXIT_DISCONNECT)
-			ret = set_err(oob, WMT_EXIT_PROTOCOL,
-				      "truncated %s message from %s (the connection closed inside it)",
-				      wmt_oob_type_name(msg->type), oob->peer);
+			ret = set_err(
+				oob, WMT_EXIT_PROTOCOL,
+				"truncated %s message from %s (the connection closed inside it)",
+				wmt_oob_type_name(msg->type), oob->peer);
 		if (ret) {
 			wmt_oob_msg_free(msg);
 			return ret;
@@ -478,4 +489,3 @@ int wmt_hello_check(const struct wmt_oob_msg *m, unsigned int role)
 	return b.bad || b.pos != m->len || memcmp(tool, name, WMT_TOOL_LEN) ||
 	       r != role;
 }
-

@@ -123,7 +123,8 @@ unsigned int wmt_parse_categories(const char *list)
 		for (i = 0; i < CAT_COUNT; i++)
 			if (!strcmp(tok, wmt_category_name(i)))
 				m = 1u << i;
-		for (i = 0; i < sizeof(category_sets) / sizeof(category_sets[0]); i++)
+		for (i = 0;
+		     i < sizeof(category_sets) / sizeof(category_sets[0]); i++)
 			if (!strcmp(tok, category_sets[i].name))
 				m = category_sets[i].mask;
 		if (!m) {
@@ -139,8 +140,10 @@ unsigned int wmt_parse_categories(const char *list)
 static int parse_sweep(struct wmt_options *o, const char *arg)
 {
 	static const char *const names[] = {
-		[SWEEP_THREADS] = "threads", [SWEEP_POSTLIST] = "postlist",
-		[SWEEP_UNSIGNALED] = "unsignaled", [SWEEP_SIZE] = "size",
+		[SWEEP_THREADS] = "threads",
+		[SWEEP_POSTLIST] = "postlist",
+		[SWEEP_UNSIGNALED] = "unsignaled",
+		[SWEEP_SIZE] = "size",
 	};
 	unsigned int i;
 
@@ -156,8 +159,9 @@ static int parse_sweep(struct wmt_options *o, const char *arg)
 			o->sweep_res = i;
 			return 0;
 		}
-	return usage_error("--sweep=%s: not threads, postlist, unsignaled, size or share-ctx|pd|mr|buf|cq|qp",
-			   arg);
+	return usage_error(
+		"--sweep=%s: not threads, postlist, unsignaled, size or share-ctx|pd|mr|buf|cq|qp",
+		arg);
 }
 
 static unsigned int default_threads(void)
@@ -170,44 +174,86 @@ static unsigned int default_threads(void)
 	return n > 0 ? n : 1;
 }
 
-#define NUM(field, min, max, what)                                    \
-	do {                                                          \
-		long long v_ = number(optarg, min, max);              \
-		if (v_ < 0)                                           \
-			return usage_error(what ": bad value '%s'", optarg); \
-		o->field = v_;                                        \
+#define NUM(field, min, max, what)                                             \
+	do {                                                                   \
+		long long v_ = number(optarg, min, max);                       \
+		if (v_ < 0)                                                    \
+			return usage_error(what ": bad value '%s'", optarg);   \
+		o->field = v_;                                                 \
 	} while (0)
 
 static int parse_one(struct wmt_options *o, int c)
 {
 	switch (c) {
-	case 'd': o->ib_dev = optarg; break;
-	case 'i': NUM(ib_port, 1, 255, "-i/--ib-port"); break;
-	case 'x': NUM(gid_index, 0, 255, "-x/--gid-index"); break;
-	case 'p': NUM(tcp_port, 1, 65535, "-p/--port"); break;
-	case 's': NUM(size, 1, WMT_MAX_SIZE, "-s/--size (1..65536)"); break;
-	case 'n': NUM(iters, 1, LLONG_MAX / 4, "-n/--iters"); break;
-	case 'D': NUM(duration, 1, 86400, "-D/--duration"); break;
-	case 't': NUM(tx_depth, 1, 32768, "-t/--tx-depth"); break;
-	case 'l': NUM(post_list, 1, 4096, "-l/--post_list"); break;
-	case 'Q': NUM(cq_mod, 1, 32768, "-Q/--cq-mod"); break;
-	case 'I': NUM(inline_size, 0, 4096, "-I/--inline_size"); break;
-	case 'q': NUM(num_qps, 1, WMT_MAX_THREADS, "-q/--qp"); break;
-	case 'F': break;
-	case OPT_THREADS: NUM(threads, 1, WMT_MAX_THREADS, "--threads"); break;
-	case OPT_SHARING: NUM(sharing, 1, 3, "--sharing (1, 2 or 3)"); break;
-	case OPT_CONNECT_TIMEOUT: NUM(connect_timeout, 1, 86400, "--connect-timeout"); break;
-	case OPT_PEER_TIMEOUT: NUM(peer_timeout, 1, 86400, "--peer-timeout"); break;
+	case 'd':
+		o->ib_dev = optarg;
+		break;
+	case 'i':
+		NUM(ib_port, 1, 255, "-i/--ib-port");
+		break;
+	case 'x':
+		NUM(gid_index, 0, 255, "-x/--gid-index");
+		break;
+	case 'p':
+		NUM(tcp_port, 1, 65535, "-p/--port");
+		break;
+	case 's':
+		NUM(size, 1, WMT_MAX_SIZE, "-s/--size (1..65536)");
+		break;
+	case 'n':
+		NUM(iters, 1, LLONG_MAX / 4, "-n/--iters");
+		break;
+	case 'D':
+		NUM(duration, 1, 86400, "-D/--duration");
+		break;
+	case 't':
+		NUM(tx_depth, 1, 32768, "-t/--tx-depth");
+		break;
+	case 'l':
+		NUM(post_list, 1, 4096, "-l/--post_list");
+		break;
+	case 'Q':
+		NUM(cq_mod, 1, 32768, "-Q/--cq-mod");
+		break;
+	case 'I':
+		NUM(inline_size, 0, 4096, "-I/--inline_size");
+		break;
+	case 'q':
+		NUM(num_qps, 1, WMT_MAX_THREADS, "-q/--qp");
+		break;
+	case 'F':
+		break;
+	case OPT_THREADS:
+		NUM(threads, 1, WMT_MAX_THREADS, "--threads");
+		break;
+	case OPT_SHARING:
+		NUM(sharing, 1, 3, "--sharing (1, 2 or 3)");
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		NUM(connect_timeout, 1, 86400, "--connect-timeout");
+		break;
+	case OPT_PEER_TIMEOUT:
+		NUM(peer_timeout, 1, 86400, "--peer-timeout");
+		break;
 	case OPT_ENDPOINTS:
 		o->categories = wmt_parse_categories(optarg);
 		if (!o->categories)
-			return usage_error("--endpoints=%s: unknown category (see --help)",
-					   optarg);
+			return usage_error(
+				"--endpoints=%s: unknown category (see --help)",
+				optarg);
 		break;
-	case OPT_LOOPBACK: o->role = ROLE_LOOPBACK; break;
-	case OPT_SERVER: o->server = optarg; break;
-	case OPT_WARM_UP: o->warm_up = true; break;
-	case OPT_NO_PIN: o->pin = false; break;
+	case OPT_LOOPBACK:
+		o->role = ROLE_LOOPBACK;
+		break;
+	case OPT_SERVER:
+		o->server = optarg;
+		break;
+	case OPT_WARM_UP:
+		o->warm_up = true;
+		break;
+	case OPT_NO_PIN:
+		o->pin = false;
+		break;
 	case OPT_POLL:
 		if (!strcmp(optarg, "busy"))
 			o->poll = POLL_BUSY;
@@ -221,20 +267,35 @@ static int parse_one(struct wmt_options *o, int c)
 			return usage_error("--blueflame=%s: on or off", optarg);
 		o->blueflame = !strcmp(optarg, "on");
 		break;
-	case OPT_OUT_JSON: o->out_json = true; break;
-	case OPT_OUT_JSON_FILE: o->out_json = true; o->json_file = optarg; break;
-	case OPT_CSV: o->csv_file = optarg; break;
-	case OPT_PLOT: o->plot_file = optarg; break;
-	case OPT_SWEEP: return parse_sweep(o, optarg) ? WMT_EXIT_USAGE : -1;
-	case 'h': fputs(wmt_usage, stdout); return 0;
-	case OPT_VERSION: printf("ib_write_mt " WMT_VERSION "\n"); return 0;
+	case OPT_OUT_JSON:
+		o->out_json = true;
+		break;
+	case OPT_OUT_JSON_FILE:
+		o->out_json = true;
+		o->json_file = optarg;
+		break;
+	case OPT_CSV:
+		o->csv_file = optarg;
+		break;
+	case OPT_PLOT:
+		o->plot_file = optarg;
+		break;
+	case OPT_SWEEP:
+		return parse_sweep(o, optarg) ? WMT_EXIT_USAGE : -1;
+	case 'h':
+		fputs(wmt_usage, stdout);
+		return 0;
+	case OPT_VERSION:
+		printf("ib_write_mt " WMT_VERSION "\n");
+		return 0;
 	default:
 		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
 			long long v = number(optarg, 1, WMT_MAX_THREADS);
 
 			if (v < 0)
-				return usage_error("--share-X=%s: a number of threads",
-						   optarg);
+				return usage_error(
+					"--share-X=%s: a number of threads",
+					optarg);
 			o->share[c - OPT_SHARE] = v;
 			break;
 		}
@@ -303,12 +364,15 @@ static int check(struct wmt_options *o)
 		return WMT_EXIT_USAGE;
 	}
 	if (o->sweep == SWEEP_SHARE && o->share[o->sweep_res])
-		return usage_error("--sweep=share-%s sets that --share option itself",
-				   wmt_res_name(o->sweep_res));
+		return usage_error(
+			"--sweep=share-%s sets that --share option itself",
+			wmt_res_name(o->sweep_res));
 	if (o->role == ROLE_CLIENT && !o->server)
-		return usage_error("%s", o->role_from_launcher ?
-			"the launcher does not say where rank 0 runs: give --server=HOST" :
-			"the client needs the server's host name (ib_write_mt HOST or --server=HOST)");
+		return usage_error(
+			"%s",
+			o->role_from_launcher ?
+				"the launcher does not say where rank 0 runs: give --server=HOST" :
+				"the client needs the server's host name (ib_write_mt HOST or --server=HOST)");
 	return -1;
 }
 

@@ -5,7 +5,8 @@
 #include "report.h"
 
 static const char *const role_names[] = {
-	[ROLE_LOOPBACK] = "loopback", [ROLE_SERVER] = "server",
+	[ROLE_LOOPBACK] = "loopback",
+	[ROLE_SERVER] = "server",
 	[ROLE_CLIENT] = "client",
 };
 
@@ -27,15 +28,18 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
 	for (lv = 1; lv <= 4 && off < len; lv++)
 		if (r->usage.levels[lv])
 			off += snprintf(buf + off, len - off, "%sL%u:%u",
-					off ? " " : "", lv, r->usage.levels[lv]);
+					off ? " " : "", lv,
+					r->usage.levels[lv]);
 }
 
-#define LINE "---------------------------------------------------------------------------------------------------------------------------\n"
+#define LINE                                                                   \
+	"---------------------------------------------------------------------------------------------------------------------------\n"
 
 void wmt_report_header(FILE *f, const struct wmt_options *o)
 {
 	fputs(LINE, f);
-	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n", f);
+	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n",
+	      f);
 	fprintf(f,
 		" Connection type : RC\t\tUsing %s\n"
 		" TX depth        : %u\t\tPost list  : %u\n"
@@ -46,7 +50,8 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		o->inline_size, o->blueflame ? "on" : "off (MLX5_SHUT_UP_BF=1)",
 		o->warm_up ? "on" : "off", o->threads,
 		o->duration ? "duration" : "per thread");
-	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n", f);
+	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
+	      f);
 	fputs(LINE, f);
 }
 
@@ -54,11 +59,13 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 {
 	unsigned int i;
 
-	fprintf(f, " %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %9s %s\n",
-		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s", "MB/s",
-		"ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR", "UAR", "uUAR",
-		"wasted", "UAR", "mem/ep", "verified");
-	fprintf(f, " %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %9s\n",
+	fprintf(f,
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %9s %s\n",
+		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
+		"MB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
+		"UAR", "uUAR", "wasted", "UAR", "mem/ep", "verified");
+	fprintf(f,
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %9s\n",
 		"", "", "", "(bf.reg)", "", "", "", "", "alloc(maps)",
 		"used(bf.reg)", "uUAR", "emu", "KiB");
 	for (i = 0; i < n; i++) {
@@ -70,7 +77,8 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 			fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label,
 				r->point, r->l.threads,
 				r->status == WMT_EXIT_UNAVAILABLE ?
-					"UNAVAILABLE" : "FAILED",
+					"UNAVAILABLE" :
+					"FAILED",
 				r->reason);
 			continue;
 		}
@@ -79,13 +87,16 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 			snprintf(emu, sizeof(emu), "%d", u->emu_uars);
 		else
 			snprintf(emu, sizeof(emu), "-");
-		fprintf(f, " %-16s %-12s %4u %-11s %11" PRIu64 " %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %9.1f %s\n",
+		fprintf(f,
+			" %-16s %-12s %4u %-11s %11" PRIu64
+			" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %9.1f %s\n",
 			r->label, r->point, r->l.threads, levels, r->msgs,
 			r->mmsgs, r->mbps, u->count[RES_CTX], u->count[RES_PD],
 			u->count[RES_MR], u->count[RES_CQ], u->count[RES_QP],
 			u->tds, u->uar_pages, 2 * u->uar_pages, u->pages_used,
-			u->uuars_used, (int)(2 * u->uar_pages) - (int)u->uuars_used,
-			emu, wmt_row_mem_per_ep(r) / 1024,
+			u->uuars_used,
+			(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
+			wmt_row_mem_per_ep(r) / 1024,
 			r->verified ? "yes" : r->reason);
 	}
 	fputs(LINE, f);

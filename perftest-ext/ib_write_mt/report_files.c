@@ -129,16 +129,40 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 }
 
 static const char *const csv_columns[] = {
-	"category", "point", "status", "threads", "td_sharing", "size",
-	"post_list", "cq_mod", "tx_depth", "msgs", "seconds", "mmsg_per_s",
-	"mb_per_s", "levels", "contexts", "pds", "mrs", "cqs", "qps", "tds",
-	"uar_pages_maps", "uuars_alloc_maps", "uar_pages_used_bfreg",
-	"uuars_used_bfreg", "uars_emu", "qp_bytes", "cq_bytes", "buf_bytes",
-	"mem_per_ep_bytes", "verified", "reason",
+	"category",
+	"point",
+	"status",
+	"threads",
+	"td_sharing",
+	"size",
+	"post_list",
+	"cq_mod",
+	"tx_depth",
+	"msgs",
+	"seconds",
+	"mmsg_per_s",
+	"mb_per_s",
+	"levels",
+	"contexts",
+	"pds",
+	"mrs",
+	"cqs",
+	"qps",
+	"tds",
+	"uar_pages_maps",
+	"uuars_alloc_maps",
+	"uar_pages_used_bfreg",
+	"uuars_used_bfreg",
+	"uars_emu",
+	"qp_bytes",
+	"cq_bytes",
+	"buf_bytes",
+	"mem_per_ep_bytes",
+	"verified",
+	"reason",
 };
 
-int wmt_report_csv(const char *path, const struct wmt_row *rows,
-		   unsigned int n)
+int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 {
 	struct csv_writer w;
 	unsigned int i;

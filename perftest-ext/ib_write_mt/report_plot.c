@@ -42,19 +42,23 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 		v[S_MEM * n + i] = ok ? wmt_row_mem_per_ep(r) / 1024 : NAN;
 	}
 	rate[0] = (struct plot_series){ "message rate", v + S_RATE * n };
-	res[0] = (struct plot_series){ "UAR pages allocated (maps)", v + S_UARS * n };
+	res[0] = (struct plot_series){ "UAR pages allocated (maps)",
+				       v + S_UARS * n };
 	res[1] = (struct plot_series){ "uUARs used (bf.reg)", v + S_UUARS * n };
 	res[2] = (struct plot_series){ "QPs", v + S_QPS * n };
 	res[3] = (struct plot_series){ "CQs", v + S_CQS * n };
 	mem[0] = (struct plot_series){ "memory per endpoint", v + S_MEM * n };
 	panels[0] = (struct plot_panel){ "Message rate", "Mmsgs/s", rate, 1 };
-	panels[1] = (struct plot_panel){ "Hardware resources", "count", res, 4 };
+	panels[1] =
+		(struct plot_panel){ "Hardware resources", "count", res, 4 };
 	panels[2] = (struct plot_panel){ "Memory", "KiB per endpoint", mem, 1 };
 	snprintf(title, sizeof(title),
 		 "ib_write_mt: %u threads, %u-byte RDMA writes, p=%u, q=%u",
 		 o->threads, o->size, o->post_list, o->cq_mod);
-	spec = (struct plot_spec){ title, o->sweep ? "sweep point" : "category",
-				   labels, n, panels, 3 };
+	spec = (struct plot_spec){
+		title, o->sweep ? "sweep point" : "category", labels, n, panels,
+		3
+	};
 	ret = plot_render(&spec, path, err, errlen);
 out:
 	free(v);

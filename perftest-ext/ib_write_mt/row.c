@@ -52,7 +52,8 @@ static int loopback_verify(void *arg, const uint64_t *iters, uint64_t *bad,
 {
 	struct wmt_loopback *lb = arg;
 
-	*bad = wmt_regions_verify(&lb->t.regions, lb->t.mem, iters, msg, msglen);
+	*bad = wmt_regions_verify(&lb->t.regions, lb->t.mem, iters, msg,
+				  msglen);
 	return 0;
 }
 
@@ -157,7 +158,8 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		ret = wmt_endpoints_connect(&e, o, remote, local, row->reason,
 					    sizeof(row->reason));
 	if (!ret)
-		ret = ops->connect(arg, local, row->reason, sizeof(row->reason));
+		ret = ops->connect(arg, local, row->reason,
+				   sizeof(row->reason));
 	if (ret)
 		goto out_endpoints;
 	wmt_endpoints_emu_usage(&e);
@@ -171,8 +173,9 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 
 		if (lost) {
 			ret = lost;
-			snprintf(res.err, sizeof(res.err),
-				 "the connection to the peer failed during the run");
+			snprintf(
+				res.err, sizeof(res.err),
+				"the connection to the peer failed during the run");
 		}
 	}
 	if (ret) {

@@ -16,8 +16,8 @@ struct wmt_target_ops {
 	/* nqps target QPs for regions r: their addresses, the regions' base */
 	int (*setup)(void *arg, const struct wmt_regions *r,
 		     const struct wmt_layout *l, unsigned int nqps,
-		     struct wmt_qp_addr *remote, uint64_t *base,
-		     uint32_t *rkey, char *err, size_t errlen);
+		     struct wmt_qp_addr *remote, uint64_t *base, uint32_t *rkey,
+		     char *err, size_t errlen);
 	int (*connect)(void *arg, const struct wmt_qp_addr *local, char *err,
 		       size_t errlen);
 	/* called while the threads run; nonzero stops them */

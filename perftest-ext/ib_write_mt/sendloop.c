@@ -31,7 +31,7 @@ struct worker {
 	unsigned int size, shift, post_list, cq_mod, depth, thread;
 	unsigned int send_flags;
 	int private_cq; /* only this thread polls the CQ: no atomics */
-	int yield;	/* give the core away on an empty poll */
+	int yield; /* give the core away on an empty poll */
 	struct run *run;
 	/* written by the send loop */
 	uint64_t posted;
@@ -150,7 +150,8 @@ static int post_list(struct worker *w, unsigned int n, uint64_t end)
 		w->sge[j].addr = (uintptr_t)(w->src + off);
 		if (++w->since_signal == w->cq_mod || i + 1 == end) {
 			wr[j].send_flags = w->send_flags | IBV_SEND_SIGNALED;
-			wr[j].wr_id = (uint64_t)w->since_signal << 32 | w->thread;
+			wr[j].wr_id =
+				(uint64_t)w->since_signal << 32 | w->thread;
 			w->since_signal = 0;
 		} else {
 			wr[j].send_flags = w->send_flags;
@@ -300,7 +301,8 @@ static int supervise(struct run *r, const struct wmt_options *o,
 	double start = now(), last_tick = start;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-	while (__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE) < (int)r->threads) {
+	while (__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE) <
+	       (int)r->threads) {
 		double t;
 
 		nanosleep(&ts, NULL);
@@ -312,7 +314,8 @@ static int supervise(struct run *r, const struct wmt_options *o,
 			int code = tick(arg);
 
 			if (code) {
-				__atomic_store_n(&r->abort, 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&r->abort, 1,
+						 __ATOMIC_RELAXED);
 				return code;
 			}
 		}
@@ -363,7 +366,8 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	}
 	if (started < r.threads) {
 		/* the started threads would wait at the first barrier forever */
-		fprintf(stderr, "ib_write_mt: pthread_create failed for thread %u\n",
+		fprintf(stderr,
+			"ib_write_mt: pthread_create failed for thread %u\n",
 			started);
 		exit(WMT_EXIT_DEVICE);
 	}
@@ -387,8 +391,9 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 		}
 	}
 	if (ticked) {
-		snprintf(res->err, sizeof(res->err),
-			 "the run was stopped: the connection to the peer failed");
+		snprintf(
+			res->err, sizeof(res->err),
+			"the run was stopped: the connection to the peer failed");
 		ret = ticked;
 	}
 	res->seconds = last - first;

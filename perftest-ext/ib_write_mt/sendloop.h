@@ -13,11 +13,11 @@
 #include "endpoints.h"
 
 struct wmt_run_result {
-	double seconds;	     /* first start to last end of the timed phase */
-	uint64_t msgs;	     /* messages of the timed phase, all threads */
-	uint64_t *iters;     /* per thread, warm-up included: for verification */
+	double seconds; /* first start to last end of the timed phase */
+	uint64_t msgs; /* messages of the timed phase, all threads */
+	uint64_t *iters; /* per thread, warm-up included: for verification */
 	unsigned int pinned; /* threads pinned to a core of their own */
-	bool yield;	     /* threads yield the core while they wait */
+	bool yield; /* threads yield the core while they wait */
 	char err[256];
 };
 

@@ -57,16 +57,19 @@ static int parse_setup(struct server *s, const struct wmt_oob_msg *m)
 	if (!threads || threads > MAX_THREADS)
 		return malformed(s, "SETUP", "thread count out of range");
 	if (!is_pow2(slots) || slots > 32768)
-		return malformed(s, "SETUP", "slots not a power of two <= 32768");
+		return malformed(s, "SETUP",
+				 "slots not a power of two <= 32768");
 	if (!size || size > 65536)
 		return malformed(s, "SETUP", "message size out of range");
 	if (!nqps || nqps > threads || threads % nqps)
-		return malformed(s, "SETUP", "QP count does not divide the threads");
+		return malformed(s, "SETUP",
+				 "QP count does not divide the threads");
 	if (s->cat >= CAT_COUNT)
 		return malformed(s, "SETUP", "unknown category");
 	wmt_regions_init(&s->r, threads, slots, size);
 	if (s->r.total > MAX_REGIONS)
-		return malformed(s, "SETUP", "target regions larger than 1 GiB");
+		return malformed(s, "SETUP",
+				 "target regions larger than 1 GiB");
 	s->nqps = nqps;
 	return 0;
 }
@@ -103,7 +106,8 @@ static int connect_target(struct server *s, const struct wmt_oob_msg *m)
 		ret = malformed(s, "CONNECT", "QP count differs from SETUP");
 	for (k = 0; !ret && k < s->nqps; k++)
 		if (wmt_get_addr(&b, &remote[k]))
-			ret = malformed(s, "CONNECT", "QP address out of range");
+			ret = malformed(s, "CONNECT",
+					"QP address out of range");
 	if (!ret && (b.bad || b.pos != m->len))
 		ret = malformed(s, "CONNECT", "wrong length");
 	if (!ret) {
@@ -139,8 +143,9 @@ static int verify(struct server *s, const struct wmt_oob_msg *m)
 			ret = 1;
 	if (ret || b.bad || b.pos != m->len) {
 		free(iters);
-		return malformed(s, "DONE", ret ? "iteration count out of range" :
-						  "wrong length");
+		return malformed(s, "DONE",
+				 ret ? "iteration count out of range" :
+				       "wrong length");
 	}
 	bad = wmt_regions_verify(&s->r, s->t.mem, iters, text, sizeof(text));
 	printf("ib_write_mt server: %s, %u threads: %s\n",
@@ -172,7 +177,8 @@ static int serve_row(struct server *s, const struct wmt_oob_msg *setup)
 	}
 	ret = send_target(s);
 	if (!ret)
-		ret = wmt_oob_recv(&s->oob, OOB_BIT(OOB_CONNECT) | OOB_BIT(OOB_ABORT), &m);
+		ret = wmt_oob_recv(
+			&s->oob, OOB_BIT(OOB_CONNECT) | OOB_BIT(OOB_ABORT), &m);
 	if (ret)
 		goto out_target;
 	if (m.type == OOB_CONNECT)
@@ -184,8 +190,10 @@ static int serve_row(struct server *s, const struct wmt_oob_msg *setup)
 	wmt_oob_msg_free(&m);
 	/* the run: PROGRESS each second, then DONE (or ABORT) */
 	while (!ret && m.type != OOB_ABORT) {
-		ret = wmt_oob_recv(&s->oob, OOB_BIT(OOB_PROGRESS) | OOB_BIT(OOB_DONE) |
-						    OOB_BIT(OOB_ABORT), &m);
+		ret = wmt_oob_recv(&s->oob,
+				   OOB_BIT(OOB_PROGRESS) | OOB_BIT(OOB_DONE) |
+					   OOB_BIT(OOB_ABORT),
+				   &m);
 		if (ret)
 			break;
 		if (m.type == OOB_DONE) {
@@ -225,14 +233,16 @@ static int serve(struct server *s)
 			   wmt_hello_build(hello, sizeof(hello),
 					   ROLE_WIRE_SERVER));
 	while (!ret) {
-		ret = wmt_oob_recv(&s->oob, OOB_BIT(OOB_SETUP) | OOB_BIT(OOB_BYE),
-				   &m);
+		ret = wmt_oob_recv(&s->oob,
+				   OOB_BIT(OOB_SETUP) | OOB_BIT(OOB_BYE), &m);
 		if (ret == WMT_EXIT_PROTOCOL)
 			return give_up(s, ret);
 		if (ret)
 			break;
 		if (m.type == OOB_BYE) {
-			ret = m.len ? malformed(s, "BYE", "unexpected payload") : 0;
+			ret = m.len ? malformed(s, "BYE",
+						"unexpected payload") :
+				      0;
 			wmt_oob_msg_free(&m);
 			return ret;
 		}

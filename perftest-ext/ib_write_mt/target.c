@@ -67,8 +67,10 @@ int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 			.send_cq = t->cq,
 			.recv_cq = t->cq,
 			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.cap = { .max_send_wr = 1,
+				 .max_recv_wr = 1,
+				 .max_send_sge = 1,
+				 .max_recv_sge = 1 },
 		};
 
 		t->qp[k] = ibv_create_qp(t->pd, &qa);

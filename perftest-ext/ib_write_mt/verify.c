@@ -12,8 +12,8 @@ void wmt_regions_init(struct wmt_regions *r, unsigned int threads,
 	r->threads = threads;
 	r->slots = slots;
 	r->size = size;
-	r->stride = wmt_align((uint64_t)slots * size, WMT_CACHE_LINE) +
-		    WMT_GUARD;
+	r->stride =
+		wmt_align((uint64_t)slots * size, WMT_CACHE_LINE) + WMT_GUARD;
 	r->total = WMT_GUARD + threads * r->stride;
 }
 
@@ -69,7 +69,8 @@ uint64_t wmt_regions_verify(const struct wmt_regions *r, const uint8_t *mem,
 			uint64_t last;
 
 			if (iters[t] > j) {
-				last = j + ((iters[t] - 1 - j) >> shift << shift);
+				last = j +
+				       ((iters[t] - 1 - j) >> shift << shift);
 				wmt_payload(expect, r->size, t, last, shift);
 			} else {
 				last = UINT64_MAX;
@@ -78,9 +79,12 @@ uint64_t wmt_regions_verify(const struct wmt_regions *r, const uint8_t *mem,
 			if (!memcmp(got, expect, r->size))
 				continue;
 			if (!bad++)
-				snprintf(msg, msglen,
-					 "thread %u slot %u: not the payload of iteration %" PRId64,
-					 t, j, last == UINT64_MAX ? -1 : (int64_t)last);
+				snprintf(
+					msg, msglen,
+					"thread %u slot %u: not the payload of iteration %" PRId64,
+					t, j,
+					last == UINT64_MAX ? -1 :
+							     (int64_t)last);
 		}
 	}
 	return bad;
