@@ -131,7 +131,7 @@ static int build_cq(struct builder *b, unsigned int n, unsigned int c)
 		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 	struct mlx5dv_obj obj = {};
-	struct mlx5dv_cq dvcq;
+	struct mlx5dv_cq dvcq = {};
 	struct ibv_cq_ex *cq;
 
 	if (l->vdeg[RES_CQ] == 1) {
@@ -178,7 +178,7 @@ static int build_qp(struct builder *b, unsigned int q, unsigned int c)
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 	};
 	struct mlx5dv_obj obj = {};
-	struct mlx5dv_qp dvqp;
+	struct mlx5dv_qp dvqp = {};
 
 	qp->ctx = c;
 	qp->cq = wmt_layout_index(l, RES_CQ, v);
