@@ -7,6 +7,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "endpoints.h"
+#include "target.h"
 
 struct builder {
 	struct wmt_endpoints *e;
@@ -339,15 +340,6 @@ err:
 	return ret;
 }
 
-unsigned int wmt_endpoints_used_qps(const struct wmt_endpoints *e)
-{
-	unsigned int q, n = 0;
-
-	for (q = 0; q < e->l.count[RES_QP]; q++)
-		n += e->qp[q].users > 0;
-	return n;
-}
-
 int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 			  const struct wmt_qp_addr *remote,
 			  struct wmt_qp_addr *local, char *err, size_t errlen)
@@ -360,7 +352,13 @@ int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 
 		if (!qp->users)
 			continue;
-		ret = wmt_qp_init(qp->qp, o->ib_port, 0);
+		/* our half of the address: the context's port, QPN and PSN */
+		ret = wmt_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
+				    &local[k]);
+		local[k].qpn = qp->qp->qp_num;
+		local[k].psn = wmt_psn(local[k].qpn);
+		if (!ret)
+			ret = wmt_qp_init(qp->qp, o->ib_port, 0);
 		if (!ret)
 			ret = wmt_qp_connect(qp->qp, o->ib_port, o->gid_index,
 					     &local[k], &remote[k], 1);

@@ -71,13 +71,13 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 			const struct wmt_layout *l, struct ibv_device *dev,
 			unsigned int slots, char *err, size_t errlen);
 
-/* INIT, then RTR/RTS towards remote[k] for the k-th used QP */
+/*
+ * The k-th used QP: its address into local[k], then INIT and RTR/RTS
+ * towards remote[k].
+ */
 int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 			  const struct wmt_qp_addr *remote,
 			  struct wmt_qp_addr *local, char *err, size_t errlen);
-
-/* the used QPs in the order wmt_endpoints_connect() expects */
-unsigned int wmt_endpoints_used_qps(const struct wmt_endpoints *e);
 
 /* the mlx5emu accounting for these endpoints (emu_uars) */
 void wmt_endpoints_emu_usage(struct wmt_endpoints *e);

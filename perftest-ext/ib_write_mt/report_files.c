@@ -87,18 +87,34 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_end_object(w);
 }
 
+static FILE *open_output(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "ib_write_mt: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* closes f; the exit code of the whole file */
+static int close_output(const char *path, FILE *f, int ret)
+{
+	if (fclose(f) || ret) {
+		fprintf(stderr, "ib_write_mt: writing %s failed\n", path);
+		return WMT_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
 int wmt_report_json(const char *path, const struct wmt_options *o,
 		    const struct wmt_row *rows, unsigned int n)
 {
 	struct json_writer w;
 	unsigned int i;
-	FILE *f = fopen(path, "w");
-	int ret;
+	FILE *f = open_output(path);
 
-	if (!f) {
-		fprintf(stderr, "ib_write_mt: %s: %s\n", path, strerror(errno));
+	if (!f)
 		return WMT_EXIT_OUTPUT;
-	}
 	json_init(&w, f);
 	json_begin_object(&w, NULL);
 	json_string(&w, "test", "ib_write_mt");
@@ -120,12 +136,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 		json_row(&w, &rows[i]);
 	json_end_array(&w);
 	json_end_object(&w);
-	ret = json_finish(&w);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "ib_write_mt: writing %s failed\n", path);
-		return WMT_EXIT_OUTPUT;
-	}
-	return 0;
+	return close_output(path, f, json_finish(&w));
 }
 
 static const char *const csv_columns[] = {
@@ -166,13 +177,10 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 {
 	struct csv_writer w;
 	unsigned int i;
-	FILE *f = fopen(path, "w");
-	int ret;
+	FILE *f = open_output(path);
 
-	if (!f) {
-		fprintf(stderr, "ib_write_mt: %s: %s\n", path, strerror(errno));
+	if (!f)
 		return WMT_EXIT_OUTPUT;
-	}
 	csv_init(&w, f);
 	for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
 		csv_string(&w, csv_columns[i]);
@@ -219,10 +227,5 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_string(&w, r->reason);
 		csv_end_row(&w);
 	}
-	ret = csv_finish(&w);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "ib_write_mt: writing %s failed\n", path);
-		return WMT_EXIT_OUTPUT;
-	}
-	return 0;
+	return close_output(path, f, csv_finish(&w));
 }

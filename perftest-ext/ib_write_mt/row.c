@@ -73,32 +73,6 @@ const struct wmt_target_ops wmt_loopback_ops = {
 	.teardown = loopback_teardown,
 };
 
-/* each used QP's own address: its context's port, its QPN and PSN */
-static int local_addrs(struct wmt_endpoints *e, const struct wmt_options *o,
-		       struct wmt_qp_addr *local, char *err, size_t errlen)
-{
-	unsigned int q, k = 0;
-	int ret;
-
-	for (q = 0; q < e->l.count[RES_QP]; q++) {
-		struct wmt_qp_ep *qp = &e->qp[q];
-
-		if (!qp->users)
-			continue;
-		ret = wmt_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
-				    &local[k]);
-		if (ret) {
-			snprintf(err, errlen, "port %u: %s", o->ib_port,
-				 strerror(ret));
-			return WMT_EXIT_DEVICE;
-		}
-		local[k].qpn = qp->qp->qp_num;
-		local[k].psn = wmt_psn(local[k].qpn);
-		k++;
-	}
-	return 0;
-}
-
 static void fill_rates(struct wmt_row *row, const struct wmt_run_result *res)
 {
 	row->msgs = res->msgs;
@@ -153,10 +127,8 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	if (ret)
 		goto out_target;
 	row->usage = e.usage;
-	ret = local_addrs(&e, o, local, row->reason, sizeof(row->reason));
-	if (!ret)
-		ret = wmt_endpoints_connect(&e, o, remote, local, row->reason,
-					    sizeof(row->reason));
+	ret = wmt_endpoints_connect(&e, o, remote, local, row->reason,
+				    sizeof(row->reason));
 	if (!ret)
 		ret = ops->connect(arg, local, row->reason,
 				   sizeof(row->reason));
