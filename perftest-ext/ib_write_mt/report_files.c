@@ -50,7 +50,9 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_uint(w, "post_list", r->post_list);
 	json_uint(w, "cq_mod", r->cq_mod);
 	json_uint(w, "tx_depth", r->tx_depth);
-	json_uint(w, "n_iterations", r->msgs);
+	/* perftest: per QP; here per thread, and all threads' messages */
+	json_uint(w, "n_iterations", r->l.threads ? r->msgs / r->l.threads : 0);
+	json_uint(w, "messages", r->msgs);
 	json_double(w, "seconds", r->seconds);
 	json_double(w, "MsgRate", r->mmsgs);
 	json_double(w, "BW_average", r->mbps);
