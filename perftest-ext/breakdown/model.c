@@ -5,7 +5,8 @@
 
 const struct bd_comp_info bd_comp_info[BD_NCOMP] = {
 	[BD_DESC_SETUP] = { "desc-setup", "message descriptor setup" },
-	[BD_DESC_BARRIER] = { "desc-barrier", "barrier for message descriptor" },
+	[BD_DESC_BARRIER] = { "desc-barrier",
+			      "barrier for message descriptor" },
 	[BD_DB_BARRIER] = { "db-barrier", "barrier for DoorBell counter" },
 	[BD_PIO_COPY] = { "pio-copy", "PIO copy (64 bytes)" },
 	[BD_POST_MISC] = { "post-misc", "misc in LLP_post" },
@@ -25,15 +26,23 @@ const struct bd_comp_info bd_comp_info[BD_NCOMP] = {
 
 /* Table 1 of the paper, ns */
 static const double table1[BD_NCOMP] = {
-	[BD_DESC_SETUP] = 27.78,  [BD_DESC_BARRIER] = 17.33,
-	[BD_DB_BARRIER] = 21.07,  [BD_PIO_COPY] = 94.25,
-	[BD_POST_MISC] = 14.99,	  [BD_LLP_PROG] = 61.63,
-	[BD_BUSY_POST] = 8.99,	  [BD_MEAS_UPDATE] = 49.69,
-	[BD_PCIE] = 137.49,	  [BD_WIRE] = 274.81,
-	[BD_SWITCH] = 108,	  [BD_RC_TO_MEM_8] = 240.96,
+	[BD_DESC_SETUP] = 27.78,
+	[BD_DESC_BARRIER] = 17.33,
+	[BD_DB_BARRIER] = 21.07,
+	[BD_PIO_COPY] = 94.25,
+	[BD_POST_MISC] = 14.99,
+	[BD_LLP_PROG] = 61.63,
+	[BD_BUSY_POST] = 8.99,
+	[BD_MEAS_UPDATE] = 49.69,
+	[BD_PCIE] = 137.49,
+	[BD_WIRE] = 274.81,
+	[BD_SWITCH] = 108,
+	[BD_RC_TO_MEM_8] = 240.96,
 	/* Table 1 has no 64-byte figure: assume the 8-byte one */
-	[BD_RC_TO_MEM_64] = 240.96, [BD_HLP_POST] = 26.56,
-	[BD_POST_PROG] = 59.82,	  [BD_FULL_MISC] = 3.17,
+	[BD_RC_TO_MEM_64] = 240.96,
+	[BD_HLP_POST] = 26.56,
+	[BD_POST_PROG] = 59.82,
+	[BD_FULL_MISC] = 3.17,
 	[BD_HLP_RX_PROG] = 224.66,
 };
 

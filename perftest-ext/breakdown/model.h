@@ -36,14 +36,14 @@ enum bd_comp {
 };
 
 enum bd_source {
-	BD_SRC_PAPER,	/* Table 1 of the paper */
+	BD_SRC_PAPER, /* Table 1 of the paper */
 	BD_SRC_ASSUMED, /* not in Table 1: a stated assumption */
-	BD_SRC_OPTION,	/* given on the command line */
+	BD_SRC_OPTION, /* given on the command line */
 	BD_SRC_MEASURED /* measured by this run */
 };
 
 struct bd_comp_info {
-	const char *key;   /* option and JSON name */
+	const char *key; /* option and JSON name */
 	const char *label; /* as in the paper */
 };
 
