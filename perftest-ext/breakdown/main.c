@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ib_write_breakdown: where the time of one 8-byte RDMA WRITE goes, after
+ * "Breaking Band" (Zambre, Grodowitz, Chandramowlishwaran, Shamis, ICPP
+ * 2019): mlx5's post steps timed with the cycle counter, the paper's
+ * injection and latency models, and what-if speedups. See
+ * ib_write_breakdown(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "model.h"
+#include "report.h"
+
+enum {
+	OPT_BREAKDOWN = 0x100,
+	OPT_WHAT_IF,
+	OPT_ITERS,
+	OPT_SIGNAL,
+	OPT_DEV,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_PLOT_DIR,
+	OPT_HELP,
+	OPT_COMP, /* + component */
+};
+
+struct args {
+	bool breakdown, what_if;
+	struct bd_measure_opts mo;
+	const char *json, *csv, *plot_dir;
+	struct bd_model model;
+	bool set[BD_NCOMP];
+};
+
+static void usage(FILE *f)
+{
+	int c;
+
+	fprintf(f,
+		"usage: ib_write_breakdown [--breakdown] [--what-if] [options]\n"
+		"  --breakdown         time mlx5's post steps, CQ polling and the verbs calls\n"
+		"  --what-if           speedups when each component is reduced by 10..90%%\n"
+		"  --iters=N           samples per figure (default 20000)\n"
+		"  --signal-every=N    one signaled write in N (default 16)\n"
+		"  --ib-dev=NAME       device (default: the first)\n"
+		"  --json=FILE --csv=FILE --plot-dir=DIR   write results there\n"
+		"model components (ns), the paper's Table 1 by default:\n");
+	for (c = 0; c < BD_NCOMP; c++)
+		fprintf(f, "  --%-14s %s\n", bd_comp_info[c].key,
+			bd_comp_info[c].label);
+}
+
+static int parse_ns(const char *opt, const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || *v < 0) {
+		fprintf(stderr,
+			"ib_write_breakdown: --%s needs ns >= 0, not '%s'\n",
+			opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned int *v)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || end == s || *end || !n || n > 100000000) {
+		fprintf(stderr,
+			"ib_write_breakdown: --%s needs a count, not '%s'\n",
+			opt, s);
+		return -EINVAL;
+	}
+	*v = (unsigned int)n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option fixed[] = {
+		{ "breakdown", no_argument, NULL, OPT_BREAKDOWN },
+		{ "what-if", no_argument, NULL, OPT_WHAT_IF },
+		{ "iters", required_argument, NULL, OPT_ITERS },
+		{ "signal-every", required_argument, NULL, OPT_SIGNAL },
+		{ "ib-dev", required_argument, NULL, OPT_DEV },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "plot-dir", required_argument, NULL, OPT_PLOT_DIR },
+		{ "help", no_argument, NULL, OPT_HELP },
+	};
+	const int nfixed = sizeof(fixed) / sizeof(fixed[0]);
+	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + BD_NCOMP + 1] = {};
+	int c, ret = 0;
+	double v;
+
+	memcpy(opts, fixed, sizeof(fixed));
+	for (c = 0; c < BD_NCOMP; c++)
+		opts[nfixed + c] =
+			(struct option){ bd_comp_info[c].key, required_argument,
+					 NULL, OPT_COMP + c };
+	while (!ret && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BREAKDOWN:
+			a->breakdown = true;
+			break;
+		case OPT_WHAT_IF:
+			a->what_if = true;
+			break;
+		case OPT_ITERS:
+			ret = parse_uint("iters", optarg, &a->mo.iters);
+			break;
+		case OPT_SIGNAL:
+			ret = parse_uint("signal-every", optarg,
+					 &a->mo.signal_every);
+			break;
+		case OPT_DEV:
+			a->mo.device = optarg;
+			break;
+		case OPT_JSON:
+			a->json = optarg;
+			break;
+		case OPT_CSV:
+			a->csv = optarg;
+			break;
+		case OPT_PLOT_DIR:
+			a->plot_dir = optarg;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			if (c < OPT_COMP || c >= OPT_COMP + BD_NCOMP) {
+				usage(stderr);
+				return -EINVAL;
+			}
+			c -= OPT_COMP;
+			ret = parse_ns(bd_comp_info[c].key, optarg, &v);
+			if (!ret) {
+				bd_model_set(&a->model, c, v, BD_SRC_OPTION);
+				a->set[c] = true;
+			}
+		}
+	}
+	if (!ret && optind < argc) {
+		fprintf(stderr, "ib_write_breakdown: unexpected '%s'\n",
+			argv[optind]);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .mo = { .iters = 20000, .signal_every = 16 } };
+	struct bd_result *result = NULL;
+	struct bd_report rep;
+	int ret, c;
+
+	bd_model_defaults(&a.model);
+	if (parse_args(argc, argv, &a))
+		return 2;
+	if (a.breakdown) {
+		struct bd_model measured = a.model;
+
+		result = calloc(1, sizeof(*result));
+		if (!result || bd_measure(&a.mo, result))
+			return 1;
+		bd_result_to_model(result, &measured);
+		/* an option given explicitly wins over the measurement */
+		for (c = 0; c < BD_NCOMP; c++)
+			if (!a.set[c])
+				bd_model_set(&a.model, c, measured.ns[c],
+					     measured.src[c]);
+	}
+	rep = (struct bd_report){ .result = result,
+				  .model = &a.model,
+				  .what_if = a.what_if,
+				  .device = a.mo.device };
+	bd_report_text(stdout, &rep);
+	fflush(stdout);
+	ret = 0;
+	if (a.json)
+		ret |= bd_report_json(a.json, &rep);
+	if (a.csv)
+		ret |= bd_report_csv(a.csv, &rep);
+	if (a.what_if && a.plot_dir)
+		ret |= bd_plot_what_if(a.plot_dir, &a.model);
+	free(result);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include "report.h"
+#include "whatif.h"
+
+static void stats_row(FILE *f, const char *label, const struct bd_stats *s)
+{
+	fprintf(f, "  %-44s %8.2f %8.2f %8.2f %8.2f %8.2f %7zu\n", label,
+		s->mean, s->median, s->sd, s->p5, s->p95, s->n);
+}
+
+static void stats_head(FILE *f, const char *title)
+{
+	fprintf(f, "\n%-46s %8s %8s %8s %8s %8s %7s\n", title, "mean", "median",
+		"sd", "p5", "p95", "n");
+}
+
+static void text_breakdown(FILE *f, const struct bd_result *r)
+{
+	const struct bd_timer *t = &r->timer;
+	int k;
+
+	fprintf(f, "timer: %s, %.4f ns/tick (%.3f GHz calibrated",
+		BD_TIMER_NAME, t->ns_per_tick, 1 / t->ns_per_tick);
+	if (t->nominal_hz)
+		fprintf(f, ", %.3f GHz nominal", t->nominal_hz / 1e9);
+	fprintf(f, "), own overhead %.2f ns, subtracted from every figure\n",
+		t->overhead_ns);
+	fprintf(f,
+		"statistics: the slowest 1%% of samples dropped (interrupts); the models use\n"
+		"            means, which add up below the timer's resolution\n");
+	if (r->emulated)
+		fprintf(f,
+			"note: emulated device (mlx5emu): the BlueFlame \"PIO copy\" is a write to\n"
+			"      ordinary memory, not MMIO across PCIe; doorbells cost what RAM costs.\n");
+
+	stats_head(f, "mlx5 post steps, raw mlx5dv QP (ns)");
+	for (k = 0; k < BD_NSTEPS; k++) {
+		char label[80];
+
+		snprintf(label, sizeof(label), "%s -> %d",
+			 bd_step_info[k].label, bd_step_info[k].cat + 1);
+		stats_row(f, label, &r->step[k]);
+	}
+	stats_head(f, "the paper's categories (ns)");
+	for (k = 0; k < BD_NCATS; k++) {
+		char label[80];
+
+		snprintf(label, sizeof(label), "%d %s%s", k + 1,
+			 bd_cat_label[k],
+			 k == BD_CAT_MISC ? " (timed steps)" : "");
+		stats_row(f, label, &r->cat[k]);
+	}
+	fprintf(f,
+		"  misc as the rest (LLP_post - the four above, means): %.2f ns\n",
+		r->misc_rest);
+
+	stats_head(f, "whole operations (ns)");
+	for (k = 0; k < BD_NPATHS; k++)
+		stats_row(f, bd_path_label[k], &r->path[k]);
+	fprintf(f, "  timed steps vs untimed post (means): %+.1f%%\n",
+		100 * r->agreement);
+}
+
+static void text_model(FILE *f, const struct bd_model *m)
+{
+	int c;
+
+	fprintf(f,
+		"\nmodel components (ns)                             value  from\n");
+	for (c = 0; c < BD_NCOMP; c++)
+		fprintf(f, "  %-16s %-30s %8.2f  %s\n", bd_comp_info[c].key,
+			bd_comp_info[c].label, m->ns[c],
+			bd_source_name(m->src[c]));
+	fprintf(f, "\nmodels\n");
+	fprintf(f, "  LLP_post                                   %9.2f ns\n",
+		bd_llp_post(m));
+	fprintf(f,
+		"  LLP injection overhead (Inj)               %9.2f ns  = %.2f Mmsg/s\n",
+		bd_llp_injection(m), bd_mmsgs(bd_llp_injection(m)));
+	fprintf(f,
+		"  full injection (CPU_time)                  %9.2f ns  = %.2f Mmsg/s\n",
+		bd_full_injection(m), bd_mmsgs(bd_full_injection(m)));
+	fprintf(f, "  LLP latency                                %9.2f ns\n",
+		bd_llp_latency(m));
+	fprintf(f, "  end-to-end latency                         %9.2f ns\n",
+		bd_end_to_end(m));
+	fprintf(f, "  gen_completion                             %9.2f ns\n",
+		bd_gen_completion(m));
+	fprintf(f, "  posts per poll never to wait: p >=         %9.2f\n",
+		bd_p_lower_bound(m));
+}
+
+static void text_what_if(FILE *f, const struct bd_model *m)
+{
+	int metric, c, i;
+
+	for (metric = 0; metric < BD_NMETRICS; metric++) {
+		fprintf(f,
+			"\nwhat-if: speedup of %s when one component is reduced by\n  %-14s",
+			bd_metric_key[metric], "component");
+		for (i = 0; i < BD_WHATIF_STEPS; i++)
+			fprintf(f, " %5d%%", bd_whatif_percent(i));
+		fputc('\n', f);
+		for (c = 0; c < BD_NCOMP; c++) {
+			if (!bd_whatif_applies(metric, m, c))
+				continue;
+			fprintf(f, "  %-14s", bd_comp_info[c].key);
+			for (i = 0; i < BD_WHATIF_STEPS; i++)
+				fprintf(f, " %6.3f",
+					bd_whatif_speedup(metric, m, c,
+							  bd_whatif_percent(i)));
+			fputc('\n', f);
+		}
+	}
+}
+
+void bd_report_text(FILE *f, const struct bd_report *r)
+{
+	fprintf(f,
+		"ib_write_breakdown: one 8-byte inline RDMA WRITE, CPU to wire (Breaking Band, ICPP 2019)\n");
+	if (r->result) {
+		fprintf(f, "device: %s\n", r->device ? r->device : "first");
+		text_breakdown(f, r->result);
+	} else {
+		fprintf(f,
+			"no --breakdown: every figure below is the paper's or an option's\n");
+	}
+	text_model(f, r->model);
+	if (r->what_if)
+		text_what_if(f, r->model);
+}
