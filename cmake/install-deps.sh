@@ -10,6 +10,8 @@ packages=(
 	python3-pkg-resources libudev-dev libsystemd-dev
 	# our components and tests
 	make libcmocka-dev valgrind perftest procps iproute2
+	# perftest-ext: plots and the mpirun launcher test
+	gnuplot-nox openmpi-bin
 )
 
 missing=()
