@@ -67,7 +67,8 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 		      unsigned int dev, unsigned int nports, unsigned int port)
 {
 	uint64_t guid = emu_node_guid(dev) + port;
-	char dir[4096], sub[4200];
+	char dir[4096], sub[4200], name[16];
+	unsigned int i;
 	int ret;
 
 	snprintf(dir, sizeof(dir), "%s/ports/%u", ibdev, port);
@@ -87,6 +88,12 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 		  (unsigned int)(guid >> 32) & 0xffff,
 		  (unsigned int)(guid >> 16) & 0xffff,
 		  (unsigned int)guid & 0xffff);
+	/* the rest of the table is there, empty, as on an HCA */
+	for (i = 1; !ret && i < EMU_GID_TBL_LEN; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		ret = put(sub, name,
+			  "0000:0000:0000:0000:0000:0000:0000:0000\n");
+	}
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	ret = ret ?: put(sub, "0", "0xffff\n");
 	ret = ret ?: put(dir, "state", "4: ACTIVE\n");
