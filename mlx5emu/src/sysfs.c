@@ -133,6 +133,11 @@ static int write_pci(const char *pci, const struct emu_model *m)
 	ret = ret ?: put(pci, "subsystem_device", "0x%04x\n", m->pci_subsys);
 	ret = ret ?: put(pci, "class", "0x020700\n");
 	ret = ret ?: put(pci, "numa_node", "-1\n");
+	/* a PCIe Gen3 x16 slot, where UCX reads the PCI bandwidth */
+	ret = ret ?: put(pci, "current_link_speed", "8.0 GT/s PCIe\n");
+	ret = ret ?: put(pci, "current_link_width", "16\n");
+	ret = ret ?: put(pci, "max_link_speed", "8.0 GT/s PCIe\n");
+	ret = ret ?: put(pci, "max_link_width", "16\n");
 	return ret;
 }
 
