@@ -41,7 +41,6 @@ static int (*real_dup)(int fd);
 static int (*real_dup2)(int fd, int newfd);
 static int (*real_dup3)(int fd, int newfd, int flags);
 static int (*real_fcntl)(int fd, int cmd, ...);
-static int (*real_access)(const char *path, int mode);
 static FILE *(*real_fopen)(const char *path, const char *mode);
 static DIR *(*real_opendir)(const char *path);
 static ssize_t (*real_readlink)(const char *path, char *buf, size_t len);
@@ -49,7 +48,6 @@ static ssize_t (*real_readlinkat)(int dirfd, const char *path, char *buf,
 				  size_t len);
 static char *(*real_realpath)(const char *path, char *resolved);
 static int (*real_faccessat)(int dirfd, const char *path, int mode, int flags);
-static int (*real_euidaccess)(const char *path, int mode);
 static int (*real_bind)(int fd, const struct sockaddr *addr, socklen_t len);
 static int (*real_getsockname)(int fd, struct sockaddr *addr, socklen_t *len);
 static ssize_t (*real_sendto)(int fd, const void *buf, size_t len, int flags,
@@ -81,7 +79,6 @@ void emu_libc_init(void)
 	real_fstat = next("fstat");
 	real_fstatat = next("fstatat");
 	real_statx = next("statx");
-	real_access = next("access");
 	real_dup = next("dup");
 	real_dup2 = next("dup2");
 	real_dup3 = next("dup3");
@@ -92,7 +89,6 @@ void emu_libc_init(void)
 	real_readlinkat = next("readlinkat");
 	real_realpath = next("realpath");
 	real_faccessat = next("faccessat");
-	real_euidaccess = next("euidaccess");
 	real_bind = next("bind");
 	real_getsockname = next("getsockname");
 	real_sendto = next("sendto");
@@ -680,12 +676,17 @@ int munmap(void *addr, size_t len)
 /* ------------------------------------------------------------------ */
 /* access(): the cdev is crw-rw-rw-                                     */
 
-/* -1 with errno, or 0; *handled false: the call goes to libc */
-static int cdev_access(const char *path, int mode, bool *handled)
+/* the cdev is answered here; everything else, /sys mapped, by libc */
+int faccessat(int dirfd, const char *path, int mode, int flags)
 {
+	char buf[PATH_MAX];
+
 	emu_libc_init();
-	*handled = emu_cdev_index(path) >= 0;
-	if (*handled && (mode & X_OK)) {
+	if (emu_cdev_index(path) < 0)
+		return real_faccessat(dirfd,
+				      emu_sysfs_path(path, buf, sizeof(buf)),
+				      mode, flags);
+	if (mode & X_OK) {
 		errno = EACCES;
 		return -1;
 	}
@@ -694,36 +695,12 @@ static int cdev_access(const char *path, int mode, bool *handled)
 
 int access(const char *path, int mode)
 {
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_access(emu_sysfs_path(path, buf, sizeof(buf)),
-				     mode);
-}
-
-int faccessat(int dirfd, const char *path, int mode, int flags)
-{
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_faccessat(dirfd,
-					emu_sysfs_path(path, buf, sizeof(buf)),
-					mode, flags);
+	return faccessat(AT_FDCWD, path, mode, 0);
 }
 
 int euidaccess(const char *path, int mode)
 {
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_euidaccess(emu_sysfs_path(path, buf, sizeof(buf)),
-					 mode);
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS);
 }
 
 int eaccess(const char *path, int mode)
