@@ -287,8 +287,8 @@ static void ioctl_rules(void **state)
 		assert_int_equal(errno, EPROTONOSUPPORT);
 		cmd.hdr.reserved1 = 0;
 		/* a method the device does not have: per-verb fallback */
-		cmd.hdr.object_id = UVERBS_OBJECT_SRQ;
-		cmd.hdr.method_id = UVERBS_METHOD_SRQ_CREATE;
+		cmd.hdr.object_id = UVERBS_OBJECT_DM;
+		cmd.hdr.method_id = UVERBS_METHOD_DM_ALLOC;
 		assert_int_equal(ioctl(fd, RDMA_VERBS_IOCTL, &cmd), -1);
 		assert_int_equal(errno, EPROTONOSUPPORT);
 	}
