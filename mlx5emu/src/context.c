@@ -183,10 +183,17 @@ int emu_cmd_get_context(struct emu_context *ctx, struct emu_cmd *c)
 			return -EOPNOTSUPP;
 	if (req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX)
 		return -EOPNOTSUPP;
+	/*
+	 * no DEVX: mlx5_ib_devx_create() on a function without log_max_uctx;
+	 * libmlx5 then opens without it, mlx5dv_open_device(DEVX) fails
+	 */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EINVAL;
 	if (req.comp_mask || req.reserved0 || req.reserved1 || req.reserved2)
 		return -EOPNOTSUPP;
 
 	ret = emu_uar_context_init(ctx, &req, len, &dresp);
+	ret = ret ?: emu_clock_info_init(ctx);
 	if (ret) {
 		emu_uar_context_fini(ctx);
 		return ret;
@@ -206,12 +213,13 @@ int emu_cmd_get_context(struct emu_context *ctx, struct emu_cmd *c)
 	dresp.qp_tab_size = 1U << emu_cfg.model->log_max_qp;
 	dresp.bf_reg_size = 512;
 	dresp.cache_line_size = 64;
-	dresp.max_sq_desc_sz = 512;
+	dresp.max_sq_desc_sz = 1024;
 	dresp.max_rq_desc_sz = 512;
 	dresp.max_send_wqebb = 1U << emu_cfg.model->log_max_qp_sz;
 	dresp.max_recv_wr = 1U << emu_cfg.model->log_max_qp_sz;
 	dresp.max_srq_recv_wr = 1U << emu_cfg.model->log_max_qp_sz;
 	dresp.num_ports = emu_cfg.nports;
+	dresp.clock_info_versions = 1 << MLX5_IB_CLOCK_INFO_V1;
 	dresp.cqe_version = req.max_cqe_version < 1 ? req.max_cqe_version : 1;
 	ctx->cqe_version = dresp.cqe_version;
 	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE |

@@ -224,7 +224,7 @@ int emu_query_port(struct emu_device *dev, unsigned int port,
 	memset(r, 0, sizeof(*r));
 	r->port_cap_flags = 0x2651e848;
 	r->max_msg_sz = 1U << 30;
-	r->gid_tbl_len = 1;
+	r->gid_tbl_len = EMU_GID_TBL_LEN; /* only GID 0 is set */
 	r->pkey_tbl_len = 1;
 	r->lid = dev->port[port - 1].lid;
 	r->sm_lid = 1;
@@ -237,6 +237,34 @@ int emu_query_port(struct emu_device *dev, unsigned int port,
 	r->active_speed = m->active_speed;
 	r->phys_state = 5; /* LinkUp */
 	r->link_layer = 1; /* IB_LINK_LAYER_INFINIBAND */
+	return 0;
+}
+
+/* IB speed codes and widths (IB_SPEED_*, IB_WIDTH_*) to Mb/s */
+int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps)
+{
+	static const struct {
+		uint8_t code;
+		uint32_t lane_mbps;
+	} speeds[] = { { 1, 2500 },   { 2, 5000 },    { 4, 10000 },
+		       { 8, 10000 },  { 16, 14000 },  { 32, 25000 },
+		       { 64, 50000 }, { 128, 100000 } };
+	static const uint8_t lanes[] = {
+		[1] = 1, [2] = 4, [4] = 8, [8] = 12, [16] = 2
+	};
+	const struct emu_model *m = emu_cfg.model;
+	unsigned int i;
+
+	(void)dev;
+	if (port < 1 || port > emu_cfg.nports)
+		return -EINVAL;
+	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].code == m->active_speed &&
+		    m->active_width < sizeof(lanes))
+			break;
+	if (i == sizeof(speeds) / sizeof(speeds[0]))
+		return -EINVAL;
+	*mbps = (uint64_t)speeds[i].lane_mbps * lanes[m->active_width];
 	return 0;
 }
 

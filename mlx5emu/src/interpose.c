@@ -37,7 +37,10 @@ static int (*real_fstatat)(int dirfd, const char *path, struct stat *st,
 static int (*real_statx)(int dirfd, const char *path, int flags,
 			 unsigned int mask, struct statx *stx);
 static int (*real_socket)(int domain, int type, int protocol);
-static int (*real_access)(const char *path, int mode);
+static int (*real_dup)(int fd);
+static int (*real_dup2)(int fd, int newfd);
+static int (*real_dup3)(int fd, int newfd, int flags);
+static int (*real_fcntl)(int fd, int cmd, ...);
 static FILE *(*real_fopen)(const char *path, const char *mode);
 static DIR *(*real_opendir)(const char *path);
 static ssize_t (*real_readlink)(const char *path, char *buf, size_t len);
@@ -45,7 +48,6 @@ static ssize_t (*real_readlinkat)(int dirfd, const char *path, char *buf,
 				  size_t len);
 static char *(*real_realpath)(const char *path, char *resolved);
 static int (*real_faccessat)(int dirfd, const char *path, int mode, int flags);
-static int (*real_euidaccess)(const char *path, int mode);
 static int (*real_bind)(int fd, const struct sockaddr *addr, socklen_t len);
 static int (*real_getsockname)(int fd, struct sockaddr *addr, socklen_t *len);
 static ssize_t (*real_sendto)(int fd, const void *buf, size_t len, int flags,
@@ -77,14 +79,16 @@ void emu_libc_init(void)
 	real_fstat = next("fstat");
 	real_fstatat = next("fstatat");
 	real_statx = next("statx");
-	real_access = next("access");
+	real_dup = next("dup");
+	real_dup2 = next("dup2");
+	real_dup3 = next("dup3");
+	real_fcntl = next("fcntl");
 	real_fopen = next("fopen");
 	real_opendir = next("opendir");
 	real_readlink = next("readlink");
 	real_readlinkat = next("readlinkat");
 	real_realpath = next("realpath");
 	real_faccessat = next("faccessat");
-	real_euidaccess = next("euidaccess");
 	real_bind = next("bind");
 	real_getsockname = next("getsockname");
 	real_sendto = next("sendto");
@@ -156,6 +160,81 @@ void *emu_fd_get(int fd, enum emu_fd_kind kind)
 	if (__atomic_load_n(&fdtab[fd].kind, __ATOMIC_ACQUIRE) != kind)
 		return NULL;
 	return fdtab[fd].obj;
+}
+
+static bool dups_made;
+
+/* a dup() of a cmd fd names the same context (ibv_import_device) */
+static int track_dup(int oldfd, int newfd)
+{
+	struct emu_context *ctx = emu_fd_get(oldfd, EMU_FD_CMD);
+
+	if (ctx && newfd >= 0 && newfd < EMU_MAX_FDS) {
+		if (emu_fd_get(newfd, EMU_FD_CMD))
+			emu_fd_clear(newfd);
+		__atomic_store_n(&dups_made, true, __ATOMIC_RELAXED);
+		emu_fd_set(newfd, EMU_FD_CMD, ctx);
+	}
+	return newfd;
+}
+
+/* the context goes: its copies are plain fds from now on */
+void emu_fd_forget_copies(struct emu_context *ctx)
+{
+	int fd;
+
+	if (!__atomic_load_n(&dups_made, __ATOMIC_RELAXED))
+		return;
+	for (fd = 0; fd < EMU_MAX_FDS; fd++)
+		if (fd != ctx->fd && fdtab[fd].obj == ctx &&
+		    __atomic_load_n(&fdtab[fd].kind, __ATOMIC_ACQUIRE) ==
+			    EMU_FD_CMD)
+			emu_fd_clear(fd);
+}
+
+int dup(int fd)
+{
+	emu_libc_init();
+	return track_dup(fd, real_dup(fd));
+}
+
+int dup2(int fd, int newfd)
+{
+	emu_libc_init();
+	return track_dup(fd, real_dup2(fd, newfd));
+}
+
+int dup3(int fd, int newfd, int flags)
+{
+	emu_libc_init();
+	return track_dup(fd, real_dup3(fd, newfd, flags));
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+	int ret;
+
+	emu_libc_init();
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	ret = real_fcntl(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		track_dup(fd, ret);
+	return ret;
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -542,11 +621,13 @@ int close(int fd)
 	struct emu_netlink *nl;
 
 	emu_libc_init();
-	if (inherited) {
+	/* a copy (inherited or dup()ed) drops only its own reference */
+	if (inherited || (ctx && fd != ctx->fd)) {
 		emu_fd_clear(fd);
 		return emu_libc.close(fd);
 	}
 	if (ctx) {
+		emu_fd_forget_copies(ctx);
 		emu_context_close(ctx);
 		return 0;
 	}
@@ -595,12 +676,17 @@ int munmap(void *addr, size_t len)
 /* ------------------------------------------------------------------ */
 /* access(): the cdev is crw-rw-rw-                                     */
 
-/* -1 with errno, or 0; *handled false: the call goes to libc */
-static int cdev_access(const char *path, int mode, bool *handled)
+/* the cdev is answered here; everything else, /sys mapped, by libc */
+int faccessat(int dirfd, const char *path, int mode, int flags)
 {
+	char buf[PATH_MAX];
+
 	emu_libc_init();
-	*handled = emu_cdev_index(path) >= 0;
-	if (*handled && (mode & X_OK)) {
+	if (emu_cdev_index(path) < 0)
+		return real_faccessat(dirfd,
+				      emu_sysfs_path(path, buf, sizeof(buf)),
+				      mode, flags);
+	if (mode & X_OK) {
 		errno = EACCES;
 		return -1;
 	}
@@ -609,36 +695,12 @@ static int cdev_access(const char *path, int mode, bool *handled)
 
 int access(const char *path, int mode)
 {
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_access(emu_sysfs_path(path, buf, sizeof(buf)),
-				     mode);
-}
-
-int faccessat(int dirfd, const char *path, int mode, int flags)
-{
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_faccessat(dirfd,
-					emu_sysfs_path(path, buf, sizeof(buf)),
-					mode, flags);
+	return faccessat(AT_FDCWD, path, mode, 0);
 }
 
 int euidaccess(const char *path, int mode)
 {
-	char buf[PATH_MAX];
-	bool handled;
-	int ret = cdev_access(path, mode, &handled);
-
-	return handled ? ret :
-			 real_euidaccess(emu_sysfs_path(path, buf, sizeof(buf)),
-					 mode);
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS);
 }
 
 int eaccess(const char *path, int mode)

@@ -368,6 +368,7 @@ enum emu_fd_kind {
 void emu_fd_set(int fd, enum emu_fd_kind kind, void *obj);
 void *emu_fd_get(int fd, enum emu_fd_kind kind);
 void emu_fd_clear(int fd);
+void emu_fd_forget_copies(struct emu_context *ctx);
 
 /* real libc entry points, resolved with RTLD_NEXT */
 struct emu_libc {
@@ -414,6 +415,7 @@ dev_t emu_cdev_rdev(unsigned int index);
 uint64_t emu_fw_ver(void);
 void emu_fill_query_device(struct emu_device *dev,
 			   struct ib_uverbs_query_device_resp *resp);
+int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps);
 int emu_query_port(struct emu_device *dev, unsigned int port,
 		   struct ib_uverbs_query_port_resp *resp);
 uint32_t emu_dev_alloc_uar_id(struct emu_device *dev, uint32_t n);
@@ -490,6 +492,13 @@ int emu_uar_context_init(struct emu_context *ctx,
 void emu_uar_context_fini(struct emu_context *ctx);
 void emu_uar_forget_maps(struct emu_context *ctx);
 void emu_uar_sync(struct emu_context *ctx);
+int emu_uar_grow_file(struct emu_context *ctx, uint64_t end);
+
+/* clock.c: the read-only clock info page of a context */
+int emu_clock_info_init(struct emu_context *ctx);
+bool emu_clock_info_offset(off_t off);
+void *emu_clock_info_mmap(struct emu_context *ctx, void *addr, size_t len,
+			  int prot, int flags);
 void emu_uar_sync_locked(struct emu_context *ctx);
 void emu_uar_forked(void);
 int emu_uar_obj_alloc(struct emu_context *ctx, uint32_t type,

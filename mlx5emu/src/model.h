@@ -14,6 +14,7 @@
 #define EMU_CDEV_MINOR_BASE 192
 #define EMU_VENDOR_ID 0x02c9 /* IEEE OUI reported by QUERY_DEVICE */
 #define EMU_PCI_VENDOR 0x15b3
+#define EMU_GID_TBL_LEN 128 /* 8 << gid_table_size of a ConnectX-5 */
 
 struct emu_model {
 	const char *name; /* option value: cx4, cx5, cx6 */

@@ -67,7 +67,8 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 		      unsigned int dev, unsigned int nports, unsigned int port)
 {
 	uint64_t guid = emu_node_guid(dev) + port;
-	char dir[4096], sub[4200];
+	char dir[4096], sub[4200], name[16];
+	unsigned int i;
 	int ret;
 
 	snprintf(dir, sizeof(dir), "%s/ports/%u", ibdev, port);
@@ -87,6 +88,12 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 		  (unsigned int)(guid >> 32) & 0xffff,
 		  (unsigned int)(guid >> 16) & 0xffff,
 		  (unsigned int)guid & 0xffff);
+	/* the rest of the table is there, empty, as on an HCA */
+	for (i = 1; !ret && i < EMU_GID_TBL_LEN; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		ret = put(sub, name,
+			  "0000:0000:0000:0000:0000:0000:0000:0000\n");
+	}
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	ret = ret ?: put(sub, "0", "0xffff\n");
 	ret = ret ?: put(dir, "state", "4: ACTIVE\n");
@@ -126,6 +133,11 @@ static int write_pci(const char *pci, const struct emu_model *m)
 	ret = ret ?: put(pci, "subsystem_device", "0x%04x\n", m->pci_subsys);
 	ret = ret ?: put(pci, "class", "0x020700\n");
 	ret = ret ?: put(pci, "numa_node", "-1\n");
+	/* a PCIe Gen3 x16 slot, where UCX reads the PCI bandwidth */
+	ret = ret ?: put(pci, "current_link_speed", "8.0 GT/s PCIe\n");
+	ret = ret ?: put(pci, "current_link_width", "16\n");
+	ret = ret ?: put(pci, "max_link_speed", "8.0 GT/s PCIe\n");
+	ret = ret ?: put(pci, "max_link_width", "16\n");
 	return ret;
 }
 

@@ -43,7 +43,7 @@ static uint64_t mmap_pgoff(uint32_t cmd, uint32_t idx)
 	       (idx & 0xff);
 }
 
-static int grow_file(struct emu_context *ctx, uint64_t end)
+int emu_uar_grow_file(struct emu_context *ctx, uint64_t end)
 {
 	if (end <= ctx->file_size)
 		return 0;
@@ -138,7 +138,7 @@ static int page_new(struct emu_context *ctx, enum emu_uar_kind kind,
 	pg->file_off = page_file_off(ctx, kind, index, pg->slot);
 	if (pg->slot != UINT32_MAX)
 		pg->mmap_offset = pg->file_off;
-	ret = grow_file(ctx, pg->file_off + pg->len);
+	ret = emu_uar_grow_file(ctx, pg->file_off + pg->len);
 	if (ret)
 		goto err_slot;
 	pg->alias = emu_libc.mmap(NULL, pg->len, PROT_READ | PROT_WRITE,
@@ -274,9 +274,9 @@ int emu_uar_context_init(struct emu_context *ctx,
 	 * them all, so that an mmap we never see still finds memory there
 	 */
 	if (ctx->num_dyn_pages &&
-	    grow_file(ctx, (mmap_pgoff(MLX5_IB_MMAP_ALLOC_WC,
-				       ctx->num_dyn_pages - 1) +
-			    1) * page_size()))
+	    emu_uar_grow_file(ctx, (mmap_pgoff(MLX5_IB_MMAP_ALLOC_WC,
+					       ctx->num_dyn_pages - 1) +
+				    1) * page_size()))
 		return -ENOMEM;
 	for (i = 0; i < ctx->num_static_pages; i++) {
 		ret = page_new(ctx, EMU_UAR_KIND_STATIC, i,
@@ -673,7 +673,7 @@ static struct emu_uar_page *mmap_target(struct emu_context *ctx, size_t len,
 		ctx->wc_pages[idx] = pg;
 		return pg;
 	case MLX5_IB_MMAP_CORE_CLOCK:
-	case MLX5_IB_MMAP_CLOCK_INFO:
+	case MLX5_IB_MMAP_CLOCK_INFO: /* only index V1 (clock.c) */
 		/* not advertised in GET_CONTEXT */
 		*err = -EOPNOTSUPP;
 		return NULL;
@@ -699,6 +699,8 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 	void *p = MAP_FAILED;
 	int err;
 
+	if (emu_clock_info_offset(off))
+		return emu_clock_info_mmap(ctx, addr, len, prot, flags);
 	map = calloc(1, sizeof(*map));
 	if (!map) {
 		errno = ENOMEM;

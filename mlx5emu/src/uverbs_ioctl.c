@@ -161,6 +161,28 @@ static int uar_obj_destroy(struct emu_context *ctx,
 	return emu_uar_obj_destroy(pg);
 }
 
+/* DEVICE/QUERY_PORT_SPEED: no write form, so it exists with the ioctls */
+static int query_port_speed(struct emu_context *ctx,
+			    struct ib_uverbs_ioctl_hdr *hdr)
+{
+	static const struct attr_spec specs[] = {
+		{ UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, 0, false, false },
+		{ UVERBS_ATTR_QUERY_PORT_SPEED_RESP, 8, true, false },
+	};
+	struct ib_uverbs_attr *a[2];
+	uint64_t speed;
+	int ret;
+
+	ret = parse_attrs(hdr, specs, 2, a);
+	if (ret)
+		return ret;
+	ret = emu_port_speed_mbps(ctx->dev, a[0]->data, &speed);
+	if (ret)
+		return ret;
+	put_out(a[1], &speed, sizeof(speed));
+	return 0;
+}
+
 int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 {
 	struct ib_uverbs_ioctl_hdr *hdr = arg;
@@ -186,6 +208,9 @@ int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 		pthread_mutex_lock(&ctx->lock);
 		ret = invoke_write(ctx, hdr);
 		pthread_mutex_unlock(&ctx->lock);
+	} else if (hdr->object_id == UVERBS_OBJECT_DEVICE &&
+		   hdr->method_id == UVERBS_METHOD_QUERY_PORT_SPEED) {
+		ret = query_port_speed(ctx, hdr);
 	} else if (hdr->object_id != MLX5_IB_OBJECT_UAR) {
 		if (emu_cfg.transport == EMU_TRANSPORT_IOCTL) {
 			pthread_mutex_lock(&ctx->lock);

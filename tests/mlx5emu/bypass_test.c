@@ -54,6 +54,11 @@ struct loop {
 	char buf[2][64];
 };
 
+static void to_state(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	assert_int_equal(ibv_modify_qp(qp, a, mask), 0);
+}
+
 /* one RC QP on a TD, connected to itself */
 static void loop_open(struct loop *l)
 {
@@ -93,11 +98,9 @@ static void loop_open(struct loop *l)
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	assert_int_equal(ibv_modify_qp(l->qp, &a,
-				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT |
-					       IBV_QP_ACCESS_FLAGS),
-			 0);
+	to_state(l->qp, &a,
+		 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			 IBV_QP_ACCESS_FLAGS);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
@@ -106,13 +109,10 @@ static void loop_open(struct loop *l)
 	a.ah_attr.port_num = 1;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
-	assert_int_equal(ibv_modify_qp(l->qp, &a,
-				       IBV_QP_STATE | IBV_QP_AV |
-					       IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER),
-			 0);
+	to_state(l->qp, &a,
+		 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			 IBV_QP_MIN_RNR_TIMER);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
