@@ -37,6 +37,12 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
 
 void wmt_report_header(FILE *f, const struct wmt_options *o)
 {
+	char run[48];
+
+	if (o->duration)
+		snprintf(run, sizeof(run), "%u s", o->duration);
+	else
+		snprintf(run, sizeof(run), "%" PRIu64 " per thread", o->iters);
 	fputs(LINE, f);
 	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n",
 	      f);
@@ -45,11 +51,11 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		" TX depth        : %u\t\tPost list  : %u\n"
 		" CQ moderation   : %u\t\tInline size: %u\n"
 		" BlueFlame       : %s\t\tWarm up    : %s\n"
-		" Threads         : %u\t\tIterations : %s\n",
+		" Threads         : %u\t\t%s: %s\n",
 		role_names[o->role], o->tx_depth, o->post_list, o->cq_mod,
 		o->inline_size, o->blueflame ? "on" : "off (MLX5_SHUT_UP_BF=1)",
 		o->warm_up ? "on" : "off", o->threads,
-		o->duration ? "duration" : "per thread");
+		o->duration ? "Duration   " : "Iterations ", run);
 	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
 	      f);
 	fputs(LINE, f);
