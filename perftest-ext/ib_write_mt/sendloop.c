@@ -298,8 +298,12 @@ static void free_run(struct run *r)
 static int supervise(struct run *r, const struct wmt_options *o,
 		     int (*tick)(void *arg), void *arg)
 {
-	double start = now(), last_tick = start;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	double start, last_tick;
+
+	/* the duration counts from the end of the warm-up */
+	pthread_barrier_wait(&r->go);
+	start = last_tick = now();
 
 	while (__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE) <
 	       (int)r->threads) {
@@ -358,7 +362,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	for (t = 0; t < r.threads; t++)
 		r.w[t].yield = res->yield;
 	pthread_barrier_init(&r.ready, NULL, r.threads);
-	pthread_barrier_init(&r.go, NULL, r.threads);
+	pthread_barrier_init(&r.go, NULL, r.threads + 1); /* and us */
 	for (t = 0; t < r.threads; t++) {
 		if (pthread_create(&r.w[t].tid, NULL, worker_main, &r.w[t]))
 			break;
