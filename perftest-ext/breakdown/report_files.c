@@ -64,8 +64,8 @@ static void json_breakdown(FILE *f, const struct bd_result *r)
 		fprintf(f, "%s\n", k + 1 < BD_NCATS ? "," : "");
 	}
 	fprintf(f,
-		"  ],\n  \"misc_rest_ns\": %.4f,\n  \"agreement\": %.6f,\n  \"paths\": [\n",
-		r->misc_rest, r->agreement);
+		"  ],\n  \"misc_rest_ns\": %.4f,\n  \"agreement\": %.6f,\n  \"agreement_median\": %.6f,\n  \"paths\": [\n",
+		r->misc_rest, r->agreement, r->agreement_median);
 	for (k = 0; k < BD_NPATHS; k++) {
 		json_stats(f, bd_path_key[k], bd_path_label[k], &r->path[k],
 			   "");
