@@ -10,8 +10,10 @@ packages=(
 	python3-pkg-resources libudev-dev libsystemd-dev
 	# our components and tests
 	make libcmocka-dev valgrind perftest procps iproute2
-	# perftest-ext/breakdown: what-if plots, the aarch64 timer check
-	gnuplot-nox gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# perftest-ext: plots and the mpirun launcher test
+	gnuplot-nox openmpi-bin
+	# perftest-ext/breakdown: the aarch64 timer check
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accounting.h"
+
+int wmt_maps_snapshot(struct wmt_maps *s)
+{
+	char line[512];
+	size_t cap = 0;
+	FILE *f;
+
+	s->m = NULL;
+	s->n = 0;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct wmt_mapping m = {};
+		unsigned long start, end, off, ino;
+		int pos = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu %n", &start, &end,
+			   &off, &ino, &pos) < 4)
+			continue;
+		if (s->n == cap) {
+			void *p = realloc(s->m, (cap ? cap * 2 : 256) *
+							sizeof(*s->m));
+
+			if (!p) {
+				fclose(f);
+				wmt_maps_free(s);
+				return -1;
+			}
+			s->m = p;
+			cap = cap ? cap * 2 : 256;
+		}
+		m.start = start;
+		m.end = end;
+		m.offset = off;
+		m.inode = ino;
+		if (pos)
+			snprintf(m.path, sizeof(m.path), "%.*s",
+				 (int)strcspn(line + pos, "\n"), line + pos);
+		s->m[s->n++] = m;
+	}
+	fclose(f);
+	return 0;
+}
+
+void wmt_maps_free(struct wmt_maps *s)
+{
+	free(s->m);
+	s->m = NULL;
+	s->n = 0;
+}
+
+static int in_snapshot(const struct wmt_maps *s, const struct wmt_mapping *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->m[i].start == m->start && s->m[i].end == m->end &&
+		    s->m[i].inode == m->inode && s->m[i].offset == m->offset)
+			return 1;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
+				   const struct wmt_maps *after, int cmd_fd,
+				   uintptr_t clock, unsigned int *mappings)
+{
+	char link[64], path[PATH_MAX];
+	uint64_t *keys = NULL;
+	size_t nkeys = 0, i, cap = 0;
+	unsigned int pages = 0;
+	ssize_t len;
+
+	*mappings = 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", cmd_fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return 0;
+	path[len] = 0;
+	for (i = 0; i < after->n; i++) {
+		const struct wmt_mapping *m = &after->m[i];
+		uintptr_t a;
+
+		if (strncmp(m->path, path, strlen(path)) ||
+		    in_snapshot(before, m))
+			continue;
+		if (clock && clock >= m->start && clock < m->end)
+			continue;
+		(*mappings)++;
+		/* one key per 4 KB page of the device file: aliases fold */
+		for (a = m->start; a < m->end; a += 4096) {
+			if (nkeys == cap) {
+				void *p = realloc(keys, (cap ? cap * 2 : 64) *
+								sizeof(*keys));
+
+				if (!p)
+					goto out;
+				keys = p;
+				cap = cap ? cap * 2 : 64;
+			}
+			keys[nkeys++] =
+				(m->inode << 40) ^ (m->offset + (a - m->start));
+		}
+	}
+	qsort(keys, nkeys, sizeof(*keys), cmp_u64);
+	for (i = 0; i < nkeys; i++)
+		pages += !i || keys[i] != keys[i - 1];
+out:
+	free(keys);
+	return pages;
+}
+
+static unsigned int count_distinct(uint64_t *v, unsigned int n)
+{
+	unsigned int i, d = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n; i++)
+		d += !i || v[i] != v[i - 1];
+	return d;
+}
+
+void wmt_bf_usage(const uintptr_t *regs, const unsigned int *users,
+		  unsigned int nqps, unsigned int *pages, unsigned int *uuars,
+		  enum wmt_level *level)
+{
+	uint64_t *v = calloc(nqps ? nqps : 1, sizeof(*v));
+	unsigned int q, o, n = 0;
+
+	for (q = 0; q < nqps; q++) {
+		if (!users[q])
+			continue;
+		level[q] = LEVEL_OWN_UAR;
+		if (users[q] > 1) {
+			level[q] = LEVEL_SHARED_QP;
+			continue;
+		}
+		for (o = 0; o < nqps; o++) {
+			if (o == q || !users[o])
+				continue;
+			if (wmt_uuar(regs[o]) == wmt_uuar(regs[q])) {
+				level[q] = LEVEL_SHARED_UUAR;
+				break;
+			}
+			if (wmt_uar_page(regs[o]) == wmt_uar_page(regs[q]))
+				level[q] = LEVEL_SHARED_UAR;
+		}
+	}
+	*pages = *uuars = 0;
+	if (!v)
+		return;
+	for (q = 0; q < nqps; q++)
+		if (users[q])
+			v[n++] = wmt_uar_page(regs[q]);
+	*pages = count_distinct(v, n);
+	for (q = n = 0; q < nqps; q++)
+		if (users[q])
+			v[n++] = wmt_uuar(regs[q]);
+	*uuars = count_distinct(v, n);
+	free(v);
+}
+
+/* the value of key= in a record line, or -1 */
+static long long field(const char *line, const char *key)
+{
+	char pat[32];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return -1;
+	return strtoll(p + strlen(pat), NULL, 0);
+}
+
+#define EMU_MAX_CTX 4096
+
+static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
+		    unsigned int *uars, unsigned int *contexts)
+{
+	static unsigned char mine[EMU_MAX_CTX];
+	char line[512];
+	int ended = 0;
+	unsigned int i;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return -1;
+	memset(mine, 0, sizeof(mine));
+	/* first pass: which contexts hold our QPs */
+	while (fgets(line, sizeof(line), f)) {
+		long long ctx = field(line, "ctx"), qpn = field(line, "qpn");
+
+		if (!strncmp(line, "end ", 4))
+			ended = 1;
+		if (strncmp(line, "qp ", 3) || ctx < 0 || ctx >= EMU_MAX_CTX)
+			continue;
+		for (i = 0; i < nqpns; i++)
+			if (qpns[i] == (uint32_t)qpn)
+				mine[ctx] = 1;
+	}
+	rewind(f);
+	*uars = *contexts = 0;
+	while (fgets(line, sizeof(line), f)) {
+		long long ctx = field(line, "ctx"), n = field(line, "uars");
+
+		if (!strncmp(line, "end ", 4))
+			break;
+		if (strncmp(line, "context ", 8) || ctx < 0 ||
+		    ctx >= EMU_MAX_CTX || !mine[ctx] || n < 0)
+			continue;
+		*uars += n;
+		(*contexts)++;
+	}
+	fclose(f);
+	return ended ? 0 : 1;
+}
+
+int wmt_emu_uars(const uint32_t *qpns, unsigned int nqpns, unsigned int *uars,
+		 unsigned int *contexts)
+{
+	const char *dir = getenv("MLX5EMU_STAT_DIR");
+	char file[PATH_MAX];
+	int tries, ret = -1;
+
+	if (!dir || !*dir)
+		return -1;
+	snprintf(file, sizeof(file), "%s/%d", dir, (int)getpid());
+	/* a big process's file is rewritten at most every 100 ms */
+	for (tries = 0; tries < 5; tries++) {
+		struct timespec ts = { 0, 150 * 1000 * 1000 };
+
+		ret = read_emu(file, qpns, nqpns, uars, contexts);
+		if (ret <= 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return ret ? -1 : 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ib_write_mt: multithreaded RC RDMA-write message rate over the endpoint
+ * categories of Zambre et al., ICPADS'18, with the resources each costs.
+ * Types shared by the parts of the tool; each part has its own header.
+ */
+#ifndef IB_WRITE_MT_H
+#define IB_WRITE_MT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit codes (documented in --help and the man page) */
+enum wmt_exit {
+	WMT_EXIT_OK = 0,
+	WMT_EXIT_USAGE = 1, /* bad option or impossible combination */
+	WMT_EXIT_VERIFY = 2, /* a written byte or a guard is wrong */
+	WMT_EXIT_UNAVAILABLE =
+		3, /* a category the library/device cannot build */
+	WMT_EXIT_DEVICE = 4, /* a verb or a completion failed */
+	WMT_EXIT_PROTOCOL =
+		5, /* malformed, truncated or mismatched peer message */
+	WMT_EXIT_VERSION = 6, /* the peer speaks another protocol version */
+	WMT_EXIT_DISCONNECT = 7, /* the peer closed the connection mid-run */
+	WMT_EXIT_TIMEOUT = 8, /* connect or read timeout */
+	WMT_EXIT_OUTPUT = 9, /* JSON/CSV/plot file could not be written */
+};
+
+enum wmt_category {
+	CAT_MPI_EVERYWHERE,
+	CAT_2XDYNAMIC,
+	CAT_DYNAMIC,
+	CAT_SHARED_DYNAMIC,
+	CAT_STATIC,
+	CAT_MPI_THREADS,
+	CAT_SHARED_UUAR, /* level-3 TDs: the "shared uUAR" mapping level */
+	CAT_XWAY, /* every resource per thread unless --share-X says */
+	CAT_COUNT,
+};
+
+/* the resources that x threads may share (--share-X=x) */
+enum wmt_res {
+	RES_CTX,
+	RES_PD,
+	RES_MR,
+	RES_BUF,
+	RES_CQ,
+	RES_QP,
+	RES_COUNT,
+};
+
+enum wmt_sweep {
+	SWEEP_NONE,
+	SWEEP_THREADS,
+	SWEEP_POSTLIST,
+	SWEEP_UNSIGNALED,
+	SWEEP_SIZE,
+	SWEEP_SHARE, /* + sweep_res */
+};
+
+enum wmt_role {
+	ROLE_LOOPBACK,
+	ROLE_SERVER,
+	ROLE_CLIENT,
+};
+
+/* how a thread waits for completions */
+enum wmt_poll {
+	POLL_AUTO, /* yield when the cores are shared (or the NIC is emulated) */
+	POLL_BUSY,
+	POLL_YIELD,
+};
+
+struct wmt_options {
+	const char *ib_dev;
+	unsigned int ib_port;
+	int gid_index; /* -1: none (IB), else use a GRH */
+	unsigned int tcp_port;
+	unsigned int threads;
+	unsigned int size;
+	uint64_t iters;
+	unsigned int duration; /* seconds; 0: iterations */
+	unsigned int tx_depth;
+	unsigned int post_list;
+	unsigned int cq_mod;
+	unsigned int inline_size;
+	unsigned int num_qps; /* -q: 0 = from the category */
+	bool warm_up;
+	bool blueflame;
+	bool pin;
+	enum wmt_poll poll;
+	unsigned int categories; /* bit mask of enum wmt_category */
+	unsigned int sharing; /* --sharing: 0 = the category's */
+	unsigned int share[RES_COUNT]; /* 0 = not given */
+	enum wmt_role role;
+	bool role_from_launcher;
+	const char *server;
+	unsigned int connect_timeout; /* seconds */
+	unsigned int peer_timeout; /* seconds */
+	bool out_json;
+	const char *json_file;
+	const char *csv_file;
+	const char *plot_file;
+	enum wmt_sweep sweep;
+	enum wmt_res sweep_res;
+	bool quiet;
+};
+
+const char *wmt_category_name(enum wmt_category cat);
+const char *wmt_res_name(enum wmt_res res);
+
+/* 64-byte cache lines: per-thread data never shares one unless asked */
+#define WMT_CACHE_LINE 64
+
+static inline uint64_t wmt_align(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+#endif

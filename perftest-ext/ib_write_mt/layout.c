@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <stdio.h>
+#include <string.h>
+
+#include "layout.h"
+
+#define ALL 0 /* in the tables: all threads share one instance */
+
+struct category_desc {
+	const char *name;
+	unsigned int base[RES_COUNT];
+	unsigned int fixed; /* bit mask of enum wmt_res the category defines */
+	unsigned int td_level;
+	unsigned int factor;
+};
+
+#define F(r) (1u << (r))
+
+/* ICPADS'18 Section VI, plus the two helpers for Sections IV and V */
+static const struct category_desc categories[CAT_COUNT] = {
+	[CAT_MPI_EVERYWHERE] = { "mpi-everywhere",
+				 { 1, 1, 1, 1, 1, 1 },
+				 F(RES_CTX),
+				 0,
+				 1 },
+	[CAT_2XDYNAMIC] = { "2xdynamic",
+			    { ALL, ALL, ALL, 1, 1, 1 },
+			    F(RES_CTX) | F(RES_QP),
+			    1,
+			    2 },
+	[CAT_DYNAMIC] = { "dynamic",
+			  { ALL, ALL, ALL, 1, 1, 1 },
+			  F(RES_CTX) | F(RES_QP),
+			  1,
+			  1 },
+	[CAT_SHARED_DYNAMIC] = { "shared-dynamic",
+				 { ALL, ALL, ALL, 1, 1, 1 },
+				 F(RES_CTX) | F(RES_QP),
+				 2,
+				 1 },
+	[CAT_STATIC] = { "static",
+			 { ALL, ALL, ALL, 1, 1, 1 },
+			 F(RES_CTX) | F(RES_QP),
+			 0,
+			 1 },
+	[CAT_MPI_THREADS] = { "mpi+threads",
+			      { ALL, ALL, ALL, 1, ALL, ALL },
+			      F(RES_CQ) | F(RES_QP),
+			      0,
+			      1 },
+	[CAT_SHARED_UUAR] = { "shared-uuar",
+			      { ALL, ALL, ALL, 1, 1, 1 },
+			      F(RES_CTX) | F(RES_QP),
+			      3,
+			      1 },
+	[CAT_XWAY] = { "xway", { 1, 1, 1, 1, 1, 1 }, 0, 0, 1 },
+};
+
+static const char *const res_names[RES_COUNT] = {
+	[RES_CTX] = "ctx", [RES_PD] = "pd", [RES_MR] = "mr",
+	[RES_BUF] = "buf", [RES_CQ] = "cq", [RES_QP] = "qp",
+};
+
+/* child, parent */
+static const enum wmt_res rules[][2] = {
+	{ RES_PD, RES_CTX }, { RES_MR, RES_PD }, { RES_CQ, RES_CTX },
+	{ RES_QP, RES_CQ },  { RES_QP, RES_PD },
+};
+
+const char *wmt_category_name(enum wmt_category cat)
+{
+	return cat < CAT_COUNT ? categories[cat].name : "?";
+}
+
+const char *wmt_res_name(enum wmt_res res)
+{
+	return res < RES_COUNT ? res_names[res] : "?";
+}
+
+unsigned int wmt_category_level(enum wmt_category cat)
+{
+	return categories[cat].td_level;
+}
+
+static int check_sharing_level(const struct wmt_options *o,
+			       const struct category_desc *c, char *err,
+			       size_t errlen)
+{
+	if (!o->sharing || o->sharing == c->td_level)
+		return 0;
+	if (!c->td_level)
+		snprintf(
+			err, errlen,
+			"--sharing=%u contradicts --endpoints=%s: it builds no thread domains",
+			o->sharing, c->name);
+	else
+		snprintf(
+			err, errlen,
+			"--sharing=%u contradicts --endpoints=%s: its thread domains are level %u",
+			o->sharing, c->name, c->td_level);
+	return WMT_EXIT_USAGE;
+}
+
+/* the explicit --share-X values (and -q), checked against the category */
+static int apply_options(const struct wmt_options *o,
+			 const struct category_desc *c, struct wmt_layout *l,
+			 unsigned int *explicit, char *err, size_t errlen)
+{
+	unsigned int share[RES_COUNT];
+	enum wmt_res r;
+
+	memcpy(share, o->share, sizeof(share));
+	if (o->num_qps) {
+		if (o->num_qps > l->threads || l->threads % o->num_qps) {
+			snprintf(
+				err, errlen,
+				"-q %u: the number of QPs must divide --threads=%u",
+				o->num_qps, l->threads);
+			return WMT_EXIT_USAGE;
+		}
+		share[RES_QP] = l->threads / o->num_qps;
+	}
+	for (r = 0; r < RES_COUNT; r++) {
+		if (!share[r])
+			continue;
+		if (share[r] > l->threads || l->threads % share[r]) {
+			snprintf(err, errlen,
+				 "--share-%s=%u: must divide --threads=%u",
+				 res_names[r], share[r], l->threads);
+			return WMT_EXIT_USAGE;
+		}
+		if ((c->fixed & F(r)) && share[r] != l->deg[r]) {
+			snprintf(
+				err, errlen,
+				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
+				res_names[r], share[r], c->name, res_names[r],
+				l->deg[r]);
+			return WMT_EXIT_USAGE;
+		}
+		l->deg[r] = share[r];
+		*explicit |= F(r);
+	}
+	return 0;
+}
+
+/* lower a defaulted child or raise a defaulted parent until the rules hold */
+static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
+		       unsigned int explicit, char *err, size_t errlen)
+{
+	unsigned int locked = explicit | c->fixed, raised = 0, lowered = 0;
+	bool changed = true;
+	unsigned int pass, i;
+
+	for (pass = 0; changed && pass < 8; pass++) {
+		changed = false;
+		for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+			enum wmt_res ch = rules[i][0], pa = rules[i][1];
+
+			if (l->deg[ch] <= l->deg[pa])
+				continue;
+			changed = true;
+			/* a value moved one way never moves back */
+			if (!((locked | raised) & F(ch))) {
+				l->deg[ch] = l->deg[pa];
+				lowered |= F(ch);
+			} else if (!((locked | lowered) & F(pa))) {
+				l->deg[pa] = l->deg[ch];
+				raised |= F(pa);
+			} else {
+				snprintf(
+					err, errlen,
+					"impossible sharing for %s: a %s shared by %u threads needs its %s shared by at least as many, not %u",
+					c->name, res_names[ch], l->deg[ch],
+					res_names[pa], l->deg[pa]);
+				return WMT_EXIT_USAGE;
+			}
+		}
+	}
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		enum wmt_res ch = rules[i][0], pa = rules[i][1];
+
+		if (l->deg[pa] % l->deg[ch]) {
+			snprintf(
+				err, errlen,
+				"impossible sharing for %s: groups of %u threads per %s do not nest in groups of %u per %s",
+				c->name, l->deg[ch], res_names[ch], l->deg[pa],
+				res_names[pa]);
+			return WMT_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
+		       unsigned int threads, struct wmt_layout *l, char *err,
+		       size_t errlen)
+{
+	const struct category_desc *c = &categories[cat];
+	unsigned int explicit = 0;
+	enum wmt_res r;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->cat = cat;
+	l->threads = threads;
+	l->td_level = c->td_level;
+	l->factor = c->factor;
+	if (!threads) {
+		snprintf(err, errlen, "--threads must be at least 1");
+		return WMT_EXIT_USAGE;
+	}
+	ret = check_sharing_level(o, c, err, errlen);
+	if (ret)
+		return ret;
+	for (r = 0; r < RES_COUNT; r++)
+		l->deg[r] = c->base[r] == ALL ? threads : c->base[r];
+	ret = apply_options(o, c, l, &explicit, err, errlen);
+	if (ret)
+		return ret;
+	ret = apply_rules(c, l, explicit, err, errlen);
+	if (ret)
+		return ret;
+	if (c->td_level && l->deg[RES_QP] != 1) {
+		snprintf(
+			err, errlen,
+			"%s: a QP of a thread domain takes no lock and cannot be shared",
+			c->name);
+		return WMT_EXIT_USAGE;
+	}
+	l->nvirt = threads * l->factor;
+	for (r = 0; r < RES_COUNT; r++) {
+		/*
+		 * 2xdynamic: a thread's second endpoint sits in the same
+		 * context, PD, MR and buffer; it has a QP and CQ of its own.
+		 */
+		if (r == RES_QP || (r == RES_CQ && l->deg[r] == 1))
+			l->vdeg[r] = l->deg[r];
+		else
+			l->vdeg[r] = l->deg[r] * l->factor;
+		l->count[r] = l->nvirt / l->vdeg[r];
+	}
+	return 0;
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "options.h"
+#include "usage.txt.h"
+
+#define WMT_VERSION "1.0"
+#define WMT_MAX_THREADS 1024
+#define WMT_MAX_SIZE 65536
+
+enum {
+	OPT_THREADS = 0x100,
+	OPT_ENDPOINTS,
+	OPT_SHARING,
+	OPT_SHARE, /* + enum wmt_res */
+	OPT_LOOPBACK = OPT_SHARE + RES_COUNT,
+	OPT_SERVER,
+	OPT_WARM_UP,
+	OPT_BLUEFLAME,
+	OPT_NO_PIN,
+	OPT_POLL,
+	OPT_CONNECT_TIMEOUT,
+	OPT_PEER_TIMEOUT,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
+	OPT_CSV,
+	OPT_SWEEP,
+	OPT_PLOT,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "size", required_argument, NULL, 's' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "post_list", required_argument, NULL, 'l' },
+	{ "cq-mod", required_argument, NULL, 'Q' },
+	{ "inline_size", required_argument, NULL, 'I' },
+	{ "qp", required_argument, NULL, 'q' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "endpoints", required_argument, NULL, OPT_ENDPOINTS },
+	{ "sharing", required_argument, NULL, OPT_SHARING },
+	{ "share-ctx", required_argument, NULL, OPT_SHARE + RES_CTX },
+	{ "share-pd", required_argument, NULL, OPT_SHARE + RES_PD },
+	{ "share-mr", required_argument, NULL, OPT_SHARE + RES_MR },
+	{ "share-buf", required_argument, NULL, OPT_SHARE + RES_BUF },
+	{ "share-cq", required_argument, NULL, OPT_SHARE + RES_CQ },
+	{ "share-qp", required_argument, NULL, OPT_SHARE + RES_QP },
+	{ "loopback", no_argument, NULL, OPT_LOOPBACK },
+	{ "server", required_argument, NULL, OPT_SERVER },
+	{ "perform_warm_up", no_argument, NULL, OPT_WARM_UP },
+	{ "blueflame", required_argument, NULL, OPT_BLUEFLAME },
+	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
+	{ "poll", required_argument, NULL, OPT_POLL },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT },
+	{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+	{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{}
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ib_write_mt: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(ib_write_mt --help lists the options)\n");
+	return WMT_EXIT_USAGE;
+}
+
+/* a decimal number in [min, max], or -1 */
+static long long number(const char *s, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	return v;
+}
+
+static const struct {
+	const char *name;
+	unsigned int mask;
+} category_sets[] = {
+	{ "all", 1u << CAT_MPI_EVERYWHERE | 1u << CAT_2XDYNAMIC |
+			 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
+			 1u << CAT_STATIC | 1u << CAT_MPI_THREADS },
+	{ "levels", 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
+			    1u << CAT_SHARED_UUAR | 1u << CAT_MPI_THREADS },
+};
+
+unsigned int wmt_parse_categories(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned int mask = 0, i;
+
+	if (!copy)
+		return 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned int m = 0;
+
+		for (i = 0; i < CAT_COUNT; i++)
+			if (!strcmp(tok, wmt_category_name(i)))
+				m = 1u << i;
+		for (i = 0;
+		     i < sizeof(category_sets) / sizeof(category_sets[0]); i++)
+			if (!strcmp(tok, category_sets[i].name))
+				m = category_sets[i].mask;
+		if (!m) {
+			mask = 0;
+			break;
+		}
+		mask |= m;
+	}
+	free(copy);
+	return mask;
+}
+
+static int parse_sweep(struct wmt_options *o, const char *arg)
+{
+	static const char *const names[] = {
+		[SWEEP_THREADS] = "threads",
+		[SWEEP_POSTLIST] = "postlist",
+		[SWEEP_UNSIGNALED] = "unsignaled",
+		[SWEEP_SIZE] = "size",
+	};
+	unsigned int i;
+
+	for (i = SWEEP_THREADS; i <= SWEEP_SIZE; i++)
+		if (!strcmp(arg, names[i])) {
+			o->sweep = i;
+			return 0;
+		}
+	for (i = 0; i < RES_COUNT; i++)
+		if (!strncmp(arg, "share-", 6) &&
+		    !strcmp(arg + 6, wmt_res_name(i))) {
+			o->sweep = SWEEP_SHARE;
+			o->sweep_res = i;
+			return 0;
+		}
+	return usage_error(
+		"--sweep=%s: not threads, postlist, unsignaled, size or share-ctx|pd|mr|buf|cq|qp",
+		arg);
+}
+
+static unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	int n = 16;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
+#define NUM(field, min, max, what)                                             \
+	do {                                                                   \
+		long long v_ = number(optarg, min, max);                       \
+		if (v_ < 0)                                                    \
+			return usage_error(what ": bad value '%s'", optarg);   \
+		o->field = v_;                                                 \
+	} while (0)
+
+static int parse_one(struct wmt_options *o, int c)
+{
+	switch (c) {
+	case 'd':
+		o->ib_dev = optarg;
+		break;
+	case 'i':
+		NUM(ib_port, 1, 255, "-i/--ib-port");
+		break;
+	case 'x':
+		NUM(gid_index, 0, 255, "-x/--gid-index");
+		break;
+	case 'p':
+		NUM(tcp_port, 1, 65535, "-p/--port");
+		break;
+	case 's':
+		NUM(size, 1, WMT_MAX_SIZE, "-s/--size (1..65536)");
+		break;
+	case 'n':
+		NUM(iters, 1, LLONG_MAX / 4, "-n/--iters");
+		break;
+	case 'D':
+		NUM(duration, 1, 86400, "-D/--duration");
+		break;
+	case 't':
+		NUM(tx_depth, 1, 32768, "-t/--tx-depth");
+		break;
+	case 'l':
+		NUM(post_list, 1, 4096, "-l/--post_list");
+		break;
+	case 'Q':
+		NUM(cq_mod, 1, 32768, "-Q/--cq-mod");
+		break;
+	case 'I':
+		NUM(inline_size, 0, 4096, "-I/--inline_size");
+		break;
+	case 'q':
+		NUM(num_qps, 1, WMT_MAX_THREADS, "-q/--qp");
+		break;
+	case 'F':
+		break;
+	case OPT_THREADS:
+		NUM(threads, 1, WMT_MAX_THREADS, "--threads");
+		break;
+	case OPT_SHARING:
+		NUM(sharing, 1, 3, "--sharing (1, 2 or 3)");
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		NUM(connect_timeout, 1, 86400, "--connect-timeout");
+		break;
+	case OPT_PEER_TIMEOUT:
+		NUM(peer_timeout, 1, 86400, "--peer-timeout");
+		break;
+	case OPT_ENDPOINTS:
+		o->categories = wmt_parse_categories(optarg);
+		if (!o->categories)
+			return usage_error(
+				"--endpoints=%s: unknown category (see --help)",
+				optarg);
+		break;
+	case OPT_LOOPBACK:
+		o->role = ROLE_LOOPBACK;
+		break;
+	case OPT_SERVER:
+		o->server = optarg;
+		break;
+	case OPT_WARM_UP:
+		o->warm_up = true;
+		break;
+	case OPT_NO_PIN:
+		o->pin = false;
+		break;
+	case OPT_POLL:
+		if (!strcmp(optarg, "busy"))
+			o->poll = POLL_BUSY;
+		else if (!strcmp(optarg, "yield"))
+			o->poll = POLL_YIELD;
+		else
+			return usage_error("--poll=%s: busy or yield", optarg);
+		break;
+	case OPT_BLUEFLAME:
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return usage_error("--blueflame=%s: on or off", optarg);
+		o->blueflame = !strcmp(optarg, "on");
+		break;
+	case OPT_OUT_JSON:
+		o->out_json = true;
+		break;
+	case OPT_OUT_JSON_FILE:
+		o->out_json = true;
+		o->json_file = optarg;
+		break;
+	case OPT_CSV:
+		o->csv_file = optarg;
+		break;
+	case OPT_PLOT:
+		o->plot_file = optarg;
+		break;
+	case OPT_SWEEP:
+		return parse_sweep(o, optarg) ? WMT_EXIT_USAGE : -1;
+	case 'h':
+		fputs(wmt_usage, stdout);
+		return 0;
+	case OPT_VERSION:
+		printf("ib_write_mt " WMT_VERSION "\n");
+		return 0;
+	default:
+		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
+			long long v = number(optarg, 1, WMT_MAX_THREADS);
+
+			if (v < 0)
+				return usage_error(
+					"--share-X=%s: a number of threads",
+					optarg);
+			o->share[c - OPT_SHARE] = v;
+			break;
+		}
+		return usage_error("%s", "unknown option");
+	}
+	return -1;
+}
+
+/* the first host of a Slurm node list: "n[07-09,12],m" gives "n07" */
+static const char *first_slurm_node(const char *list, char *buf, size_t len)
+{
+	size_t prefix = strcspn(list, "[,");
+
+	if (list[prefix] != '[') {
+		snprintf(buf, len, "%.*s", (int)prefix, list);
+	} else {
+		const char *num = list + prefix + 1;
+
+		snprintf(buf, len, "%.*s%.*s", (int)prefix, list,
+			 (int)strcspn(num, "-,]"), num);
+	}
+	return buf[0] ? buf : NULL;
+}
+
+/*
+ * mpirun and srun say which of two ranks this is: rank 0 serves. The
+ * client finds the server in Slurm's node list, or on this host when
+ * Open MPI says both ranks are local; otherwise --server names it.
+ */
+static bool role_from_launcher(struct wmt_options *o)
+{
+	static char node[256];
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	const char *nodes = NULL;
+
+	if (!rank) {
+		rank = getenv("SLURM_PROCID");
+		size = getenv("SLURM_NTASKS");
+		if (!size)
+			size = getenv("SLURM_NPROCS");
+		nodes = getenv("SLURM_JOB_NODELIST");
+		if (!nodes)
+			nodes = getenv("SLURM_NODELIST");
+	}
+	if (!rank || !size || strcmp(size, "2"))
+		return false;
+	o->role = !strcmp(rank, "0") ? ROLE_SERVER : ROLE_CLIENT;
+	o->role_from_launcher = true;
+	if (o->role == ROLE_CLIENT && !o->server) {
+		if (nodes)
+			o->server = first_slurm_node(nodes, node, sizeof(node));
+		else if (local && size && !strcmp(local, size))
+			o->server = "localhost";
+	}
+	return true;
+}
+
+static int check(struct wmt_options *o)
+{
+	if (o->post_list + o->cq_mod - 1 > o->tx_depth) {
+		fprintf(stderr,
+			"ib_write_mt: -l %u and -Q %u need -t of at least %u (a thread may hold Q-1 unsignaled WQEs and post P more)\n",
+			o->post_list, o->cq_mod, o->post_list + o->cq_mod - 1);
+		return WMT_EXIT_USAGE;
+	}
+	if (o->sweep == SWEEP_SHARE && o->share[o->sweep_res])
+		return usage_error(
+			"--sweep=share-%s sets that --share option itself",
+			wmt_res_name(o->sweep_res));
+	if (o->role == ROLE_CLIENT && !o->server)
+		return usage_error(
+			"%s",
+			o->role_from_launcher ?
+				"the launcher does not say where rank 0 runs: give --server=HOST" :
+				"the client needs the server's host name (ib_write_mt HOST or --server=HOST)");
+	return -1;
+}
+
+int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
+{
+	bool explicit_loopback = false, any_share = false;
+	unsigned int i;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->ib_port = 1;
+	o->gid_index = -1;
+	o->tcp_port = 18515;
+	o->size = 2;
+	o->iters = 5000;
+	o->tx_depth = 128;
+	o->post_list = 32;
+	o->cq_mod = 64;
+	o->inline_size = 220;
+	o->blueflame = true;
+	o->pin = true;
+	o->connect_timeout = 10;
+	o->peer_timeout = 30;
+	optind = 1;
+	o->role = ROLE_SERVER;
+	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:Fh",
+				long_options, NULL)) != -1) {
+		ret = parse_one(o, c == '?' ? -1 : c);
+		if (ret >= 0)
+			return ret;
+		explicit_loopback |= c == OPT_LOOPBACK;
+	}
+	/* roles: --loopback, a host argument, the launcher, --server=HOST */
+	if (optind + (explicit_loopback ? 0 : 1) < argc)
+		return usage_error("unexpected argument '%s'", argv[argc - 1]);
+	if (explicit_loopback) {
+		o->role = ROLE_LOOPBACK;
+	} else if (optind < argc) {
+		o->server = argv[optind];
+		o->role = ROLE_CLIENT;
+	} else if (!role_from_launcher(o)) {
+		o->role = o->server ? ROLE_CLIENT : ROLE_SERVER;
+	}
+	if (!o->threads)
+		o->threads = default_threads();
+	for (i = 0; i < RES_COUNT; i++)
+		any_share |= o->share[i] != 0;
+	if (!o->categories) {
+		if (o->sharing == 1)
+			o->categories = 1u << CAT_DYNAMIC;
+		else if (o->sharing == 2)
+			o->categories = 1u << CAT_SHARED_DYNAMIC;
+		else if (o->sharing == 3)
+			o->categories = 1u << CAT_SHARED_UUAR;
+		else if (any_share || o->num_qps || o->sweep == SWEEP_SHARE)
+			o->categories = 1u << CAT_XWAY;
+		else
+			o->categories = category_sets[0].mask;
+	}
+	if (o->out_json && !o->json_file)
+		o->json_file = "perftest_out.json";
+	return check(o);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* The command line: perftest's letters where perftest has the knob. */
+#ifndef WMT_OPTIONS_H
+#define WMT_OPTIONS_H
+
+#include "ib_write_mt.h"
+
+/*
+ * Returns -1 to go on, or the exit code (0 after --help/--version,
+ * WMT_EXIT_USAGE with a message on stderr).
+ */
+int wmt_options_parse(struct wmt_options *o, int argc, char **argv);
+
+/* the categories of a --endpoints list; 0 if a name is unknown */
+unsigned int wmt_parse_categories(const char *list);
+
+#endif

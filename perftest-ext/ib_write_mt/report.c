@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const role_names[] = {
+	[ROLE_LOOPBACK] = "loopback",
+	[ROLE_SERVER] = "server",
+	[ROLE_CLIENT] = "client",
+};
+
+double wmt_row_mem_per_ep(const struct wmt_row *r)
+{
+	const struct wmt_usage *u = &r->usage;
+
+	return (double)(u->qp_bytes + u->cq_bytes + u->buf_bytes +
+			(uint64_t)u->uar_pages * 4096) /
+	       (r->l.threads ? r->l.threads : 1);
+}
+
+void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
+{
+	unsigned int lv;
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (lv = 1; lv <= 4 && off < len; lv++)
+		if (r->usage.levels[lv])
+			off += snprintf(buf + off, len - off, "%sL%u:%u",
+					off ? " " : "", lv,
+					r->usage.levels[lv]);
+}
+
+#define LINE                                                                   \
+	"---------------------------------------------------------------------------------------------------------------------------\n"
+
+void wmt_report_header(FILE *f, const struct wmt_options *o)
+{
+	fputs(LINE, f);
+	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n",
+	      f);
+	fprintf(f,
+		" Connection type : RC\t\tUsing %s\n"
+		" TX depth        : %u\t\tPost list  : %u\n"
+		" CQ moderation   : %u\t\tInline size: %u\n"
+		" BlueFlame       : %s\t\tWarm up    : %s\n"
+		" Threads         : %u\t\tIterations : %s\n",
+		role_names[o->role], o->tx_depth, o->post_list, o->cq_mod,
+		o->inline_size, o->blueflame ? "on" : "off (MLX5_SHUT_UP_BF=1)",
+		o->warm_up ? "on" : "off", o->threads,
+		o->duration ? "duration" : "per thread");
+	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
+	      f);
+	fputs(LINE, f);
+}
+
+void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
+{
+	unsigned int i;
+
+	fprintf(f,
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %9s %s\n",
+		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
+		"MB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
+		"UAR", "uUAR", "wasted", "UAR", "mem/ep", "verified");
+	fprintf(f,
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %9s\n",
+		"", "", "", "(bf.reg)", "", "", "", "", "alloc(maps)",
+		"used(bf.reg)", "uUAR", "emu", "KiB");
+	for (i = 0; i < n; i++) {
+		const struct wmt_row *r = &rows[i];
+		const struct wmt_usage *u = &r->usage;
+		char levels[64], emu[16];
+
+		if (!r->ran) {
+			fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label,
+				r->point, r->l.threads,
+				r->status == WMT_EXIT_UNAVAILABLE ?
+					"UNAVAILABLE" :
+					"FAILED",
+				r->reason);
+			continue;
+		}
+		wmt_row_levels(r, levels, sizeof(levels));
+		if (u->emu_uars >= 0)
+			snprintf(emu, sizeof(emu), "%d", u->emu_uars);
+		else
+			snprintf(emu, sizeof(emu), "-");
+		fprintf(f,
+			" %-16s %-12s %4u %-11s %11" PRIu64
+			" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %9.1f %s\n",
+			r->label, r->point, r->l.threads, levels, r->msgs,
+			r->mmsgs, r->mbps, u->count[RES_CTX], u->count[RES_PD],
+			u->count[RES_MR], u->count[RES_CQ], u->count[RES_QP],
+			u->tds, u->uar_pages, 2 * u->uar_pages, u->pages_used,
+			u->uuars_used,
+			(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
+			wmt_row_mem_per_ep(r) / 1024,
+			r->verified ? "yes" : r->reason);
+	}
+	fputs(LINE, f);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The results: one row per category (or sweep point), printed as a
+ * perftest-style table, JSON (perftest's key names where they exist), CSV
+ * and a plot of rate and resources side by side (paper Fig. 12).
+ */
+#ifndef WMT_REPORT_H
+#define WMT_REPORT_H
+
+#include <stdio.h>
+
+#include "endpoints.h"
+
+struct wmt_row {
+	char label[48]; /* the category */
+	char point[32]; /* the sweep point, e.g. "threads=4", or "" */
+	struct wmt_layout l;
+	struct wmt_usage usage;
+	unsigned int size, post_list, cq_mod, tx_depth;
+	uint64_t msgs;
+	double seconds, mmsgs, mbps;
+	unsigned int pinned;
+	bool ran, verified;
+	uint64_t bad;
+	int status; /* enum wmt_exit */
+	char reason[256];
+};
+
+/* memory per endpoint: QP, CQ and data buffers, UAR pages */
+double wmt_row_mem_per_ep(const struct wmt_row *r);
+/* "L1:16" or "L2:8 L3:8": threads per mapping level */
+void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len);
+
+void wmt_report_header(FILE *f, const struct wmt_options *o);
+void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n);
+int wmt_report_json(const char *path, const struct wmt_options *o,
+		    const struct wmt_row *rows, unsigned int n);
+int wmt_report_csv(const char *path, const struct wmt_row *rows,
+		   unsigned int n);
+int wmt_report_plot(const char *path, const struct wmt_options *o,
+		    const struct wmt_row *rows, unsigned int n, char *err,
+		    size_t errlen);
+
+#endif

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* --out_json and --csv */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csv_writer.h"
+#include "json_writer.h"
+#include "report.h"
+
+static const char *status_name(const struct wmt_row *r)
+{
+	if (r->ran && r->status == WMT_EXIT_OK)
+		return "ok";
+	if (r->status == WMT_EXIT_UNAVAILABLE)
+		return "unavailable";
+	if (r->status == WMT_EXIT_VERIFY)
+		return "verification-failed";
+	return "failed";
+}
+
+/* a figure and where it comes from */
+static void sourced(struct json_writer *w, const char *key, int64_t value,
+		    const char *source)
+{
+	json_begin_object(w, key);
+	if (value >= 0)
+		json_int(w, "value", value);
+	else
+		json_null(w, "value");
+	json_string(w, "source", source);
+	json_end_object(w);
+}
+
+static void json_row(struct json_writer *w, const struct wmt_row *r)
+{
+	const struct wmt_usage *u = &r->usage;
+	static const char *const lv[] = { NULL, "own_uar", "shared_uar",
+					  "shared_uuar", "shared_qp" };
+	unsigned int i;
+
+	json_begin_object(w, NULL);
+	json_string(w, "category", r->label);
+	json_string(w, "point", r->point);
+	json_string(w, "status", status_name(r));
+	json_string(w, "reason", r->reason[0] ? r->reason : NULL);
+	json_uint(w, "threads", r->l.threads);
+	json_uint(w, "td_sharing", r->l.td_level);
+	json_uint(w, "MsgSize", r->size);
+	json_uint(w, "post_list", r->post_list);
+	json_uint(w, "cq_mod", r->cq_mod);
+	json_uint(w, "tx_depth", r->tx_depth);
+	/* perftest: per QP; here per thread, and all threads' messages */
+	json_uint(w, "n_iterations", r->l.threads ? r->msgs / r->l.threads : 0);
+	json_uint(w, "messages", r->msgs);
+	json_double(w, "seconds", r->seconds);
+	json_double(w, "MsgRate", r->mmsgs);
+	json_double(w, "BW_average", r->mbps);
+	json_uint(w, "pinned_threads", r->pinned);
+	json_bool(w, "verified", r->verified);
+	json_begin_object(w, "shared_by");
+	for (i = 0; i < RES_COUNT; i++)
+		json_uint(w, wmt_res_name(i), r->l.deg[i]);
+	json_end_object(w);
+	json_begin_object(w, "mapping_levels");
+	for (i = 1; i <= 4; i++)
+		json_uint(w, lv[i], u->levels[i]);
+	json_end_object(w);
+	json_begin_object(w, "resources");
+	json_uint(w, "contexts", u->count[RES_CTX]);
+	json_uint(w, "pds", u->count[RES_PD]);
+	json_uint(w, "mrs", u->count[RES_MR]);
+	json_uint(w, "cqs", u->count[RES_CQ]);
+	json_uint(w, "qps", u->count[RES_QP]);
+	json_uint(w, "tds", u->tds);
+	sourced(w, "uar_pages_allocated", u->uar_pages, "maps");
+	sourced(w, "uuars_allocated", 2 * u->uar_pages, "maps");
+	sourced(w, "device_mappings", u->uar_mappings, "maps");
+	sourced(w, "uar_pages_used", u->pages_used, "bf.reg");
+	sourced(w, "uuars_used", u->uuars_used, "bf.reg");
+	sourced(w, "uuars_wasted", 2 * (int64_t)u->uar_pages - u->uuars_used,
+		"maps-bf.reg");
+	sourced(w, "uars_emulator", u->emu_uars, "emu");
+	sourced(w, "qp_buffer_bytes", u->qp_bytes, "mlx5dv");
+	sourced(w, "cq_buffer_bytes", u->cq_bytes, "mlx5dv");
+	sourced(w, "data_buffer_bytes", u->buf_bytes, "allocated");
+	json_double(w, "memory_per_endpoint_bytes", wmt_row_mem_per_ep(r));
+	json_end_object(w);
+	json_end_object(w);
+}
+
+static FILE *open_output(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "ib_write_mt: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* closes f; the exit code of the whole file */
+static int close_output(const char *path, FILE *f, int ret)
+{
+	if (fclose(f) || ret) {
+		fprintf(stderr, "ib_write_mt: writing %s failed\n", path);
+		return WMT_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+int wmt_report_json(const char *path, const struct wmt_options *o,
+		    const struct wmt_row *rows, unsigned int n)
+{
+	struct json_writer w;
+	unsigned int i;
+	FILE *f = open_output(path);
+
+	if (!f)
+		return WMT_EXIT_OUTPUT;
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_string(&w, "test", "ib_write_mt");
+	json_string(&w, "connection", "RC");
+	json_string(&w, "verb", "WRITE");
+	json_begin_object(&w, "params");
+	json_uint(&w, "threads", o->threads);
+	json_uint(&w, "tx_depth", o->tx_depth);
+	json_uint(&w, "post_list", o->post_list);
+	json_uint(&w, "cq_mod", o->cq_mod);
+	json_uint(&w, "inline_size", o->inline_size);
+	json_bool(&w, "blueflame", o->blueflame);
+	json_bool(&w, "warm_up", o->warm_up);
+	json_uint(&w, "iterations", o->duration ? 0 : o->iters);
+	json_uint(&w, "duration", o->duration);
+	json_end_object(&w);
+	json_begin_array(&w, "results");
+	for (i = 0; i < n; i++)
+		json_row(&w, &rows[i]);
+	json_end_array(&w);
+	json_end_object(&w);
+	return close_output(path, f, json_finish(&w));
+}
+
+static const char *const csv_columns[] = {
+	"category",
+	"point",
+	"status",
+	"threads",
+	"td_sharing",
+	"size",
+	"post_list",
+	"cq_mod",
+	"tx_depth",
+	"msgs",
+	"seconds",
+	"mmsg_per_s",
+	"mb_per_s",
+	"levels",
+	"contexts",
+	"pds",
+	"mrs",
+	"cqs",
+	"qps",
+	"tds",
+	"uar_pages_maps",
+	"uuars_alloc_maps",
+	"uar_pages_used_bfreg",
+	"uuars_used_bfreg",
+	"uars_emu",
+	"qp_bytes",
+	"cq_bytes",
+	"buf_bytes",
+	"mem_per_ep_bytes",
+	"verified",
+	"reason",
+};
+
+int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
+{
+	struct csv_writer w;
+	unsigned int i;
+	FILE *f = open_output(path);
+
+	if (!f)
+		return WMT_EXIT_OUTPUT;
+	csv_init(&w, f);
+	for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
+		csv_string(&w, csv_columns[i]);
+	csv_end_row(&w);
+	for (i = 0; i < n; i++) {
+		const struct wmt_row *r = &rows[i];
+		const struct wmt_usage *u = &r->usage;
+		char levels[64];
+
+		wmt_row_levels(r, levels, sizeof(levels));
+		csv_string(&w, r->label);
+		csv_string(&w, r->point);
+		csv_string(&w, status_name(r));
+		csv_uint(&w, r->l.threads);
+		csv_uint(&w, r->l.td_level);
+		csv_uint(&w, r->size);
+		csv_uint(&w, r->post_list);
+		csv_uint(&w, r->cq_mod);
+		csv_uint(&w, r->tx_depth);
+		csv_uint(&w, r->msgs);
+		csv_double(&w, r->seconds);
+		csv_double(&w, r->mmsgs);
+		csv_double(&w, r->mbps);
+		csv_string(&w, levels);
+		csv_uint(&w, u->count[RES_CTX]);
+		csv_uint(&w, u->count[RES_PD]);
+		csv_uint(&w, u->count[RES_MR]);
+		csv_uint(&w, u->count[RES_CQ]);
+		csv_uint(&w, u->count[RES_QP]);
+		csv_uint(&w, u->tds);
+		csv_uint(&w, u->uar_pages);
+		csv_uint(&w, 2 * u->uar_pages);
+		csv_uint(&w, u->pages_used);
+		csv_uint(&w, u->uuars_used);
+		if (u->emu_uars >= 0)
+			csv_uint(&w, u->emu_uars);
+		else
+			csv_string(&w, "");
+		csv_uint(&w, u->qp_bytes);
+		csv_uint(&w, u->cq_bytes);
+		csv_uint(&w, u->buf_bytes);
+		csv_double(&w, wmt_row_mem_per_ep(r));
+		csv_string(&w, r->verified ? "yes" : "no");
+		csv_string(&w, r->reason);
+		csv_end_row(&w);
+	}
+	return close_output(path, f, csv_finish(&w));
+}
