@@ -27,6 +27,13 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 assert any(r["section"] == "step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "model" and r["name"] == "llp_latency" for r in rows)
 PY
+# bad input: a message and a failing status, nothing else
+if "$tool" --breakdown --ib-dev=nosuch >/dev/null 2>"$out/err"; then fail "unknown device accepted"; fi
+grep -q 'no RDMA device named nosuch' "$out/err" || fail "no message for an unknown device"
+set +e
+"$tool" --iters=abc >/dev/null 2>"$out/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- "--iters needs a count" "$out/err" || fail "--iters=abc: status $rc"
 for m in injection latency; do
 	test -s "$out/plots/what-if-$m.svg" || fail "no $m plot"
 done
