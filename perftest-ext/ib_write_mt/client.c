@@ -12,6 +12,7 @@ struct wmt_client {
 	struct wmt_oob oob;
 	const struct wmt_options *o;
 	unsigned int nqps, threads;
+	uint64_t regions_total; /* the most bad bytes a VERDICT may count */
 	int open_row; /* a SETUP without DONE or ABORT yet */
 	double last_progress;
 	int status; /* first connection failure */
@@ -108,13 +109,14 @@ static int client_setup(void *arg, const struct wmt_regions *r,
 	c->open_row = 1;
 	c->nqps = nqps;
 	c->threads = r->threads;
+	c->regions_total = r->total;
 	b = (struct wmt_buf){ m.payload, m.len, 0, 0 };
 	*base = wmt_get64(&b);
 	*rkey = wmt_get32(&b);
 	ret = wmt_get32(&b) != nqps;
 	for (k = 0; k < nqps && !ret; k++)
 		ret = wmt_get_addr(&b, &remote[k]);
-	ret |= b.bad || b.pos != m.len;
+	ret |= b.bad || b.pos != m.len || !*base;
 	wmt_oob_msg_free(&m);
 	return ret ? malformed(c, "TARGET", err, errlen) : 0;
 }
@@ -196,7 +198,9 @@ static int client_verify(void *arg, const uint64_t *iters, uint64_t *bad,
 	*bad = wmt_get64(&b);
 	wmt_get_bytes(&b, text, WMT_OOB_MSG_LEN);
 	text[WMT_OOB_MSG_LEN] = 0;
-	ret = b.bad || b.pos != m.len || (*bad && !text[0]);
+	/* a count no region holds, or a message that is not a string */
+	ret = b.bad || b.pos != m.len || *bad > c->regions_total ||
+	      text[WMT_OOB_MSG_LEN - 1] || !*bad != !text[0];
 	wmt_oob_msg_free(&m);
 	if (ret)
 		return malformed(c, "VERDICT", msg, msglen);

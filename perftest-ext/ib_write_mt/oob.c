@@ -308,7 +308,7 @@ static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 	wmt_get_bytes(&b, text, WMT_OOB_MSG_LEN);
 	text[WMT_OOB_MSG_LEN] = 0;
 	if (b.bad || b.pos != msg->len || code < WMT_EXIT_USAGE ||
-	    code > WMT_EXIT_OUTPUT)
+	    code > WMT_EXIT_OUTPUT || text[WMT_OOB_MSG_LEN - 1])
 		return set_err(oob, WMT_EXIT_PROTOCOL,
 			       "malformed ERROR message from %s%s", oob->peer,
 			       "");

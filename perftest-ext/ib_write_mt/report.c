@@ -37,6 +37,12 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
 
 void wmt_report_header(FILE *f, const struct wmt_options *o)
 {
+	char run[48];
+
+	if (o->duration)
+		snprintf(run, sizeof(run), "%u s", o->duration);
+	else
+		snprintf(run, sizeof(run), "%" PRIu64 " per thread", o->iters);
 	fputs(LINE, f);
 	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n",
 	      f);
@@ -45,11 +51,11 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		" TX depth        : %u\t\tPost list  : %u\n"
 		" CQ moderation   : %u\t\tInline size: %u\n"
 		" BlueFlame       : %s\t\tWarm up    : %s\n"
-		" Threads         : %u\t\tIterations : %s\n",
+		" Threads         : %u\t\t%s: %s\n",
 		role_names[o->role], o->tx_depth, o->post_list, o->cq_mod,
 		o->inline_size, o->blueflame ? "on" : "off (MLX5_SHUT_UP_BF=1)",
 		o->warm_up ? "on" : "off", o->threads,
-		o->duration ? "duration" : "per thread");
+		o->duration ? "Duration   " : "Iterations ", run);
 	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
 	      f);
 	fputs(LINE, f);
@@ -60,14 +66,15 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 	unsigned int i;
 
 	fprintf(f,
-		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %9s %s\n",
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %7s %7s %7s %s\n",
 		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
 		"MB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
-		"UAR", "uUAR", "wasted", "UAR", "mem/ep", "verified");
+		"UAR", "uUAR", "wasted", "UAR", "QPbuf", "CQbuf", "mem/ep",
+		"verified");
 	fprintf(f,
-		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %9s\n",
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %7s %7s %7s\n",
 		"", "", "", "(bf.reg)", "", "", "", "", "alloc(maps)",
-		"used(bf.reg)", "uUAR", "emu", "KiB");
+		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB");
 	for (i = 0; i < n; i++) {
 		const struct wmt_row *r = &rows[i];
 		const struct wmt_usage *u = &r->usage;
@@ -89,13 +96,14 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 			snprintf(emu, sizeof(emu), "-");
 		fprintf(f,
 			" %-16s %-12s %4u %-11s %11" PRIu64
-			" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %9.1f %s\n",
+			" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f %s\n",
 			r->label, r->point, r->l.threads, levels, r->msgs,
 			r->mmsgs, r->mbps, u->count[RES_CTX], u->count[RES_PD],
 			u->count[RES_MR], u->count[RES_CQ], u->count[RES_QP],
 			u->tds, u->uar_pages, 2 * u->uar_pages, u->pages_used,
 			u->uuars_used,
 			(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
+			u->qp_bytes / 1024.0, u->cq_bytes / 1024.0,
 			wmt_row_mem_per_ep(r) / 1024,
 			r->verified ? "yes" : r->reason);
 	}

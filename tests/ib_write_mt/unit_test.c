@@ -137,19 +137,23 @@ static void test_verify(void **state)
 	assert_non_null(mem);
 	wmt_regions_prepare(&r, mem);
 	write_all(&r, mem, iters);
-	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)), 0);
+	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)),
+			 0);
 	/* the last write into a slot lost: the slot holds the previous lap */
 	iters[0] = 1001;
-	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)), 1);
+	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)),
+			 1);
 	assert_non_null(strstr(msg, "thread 0 slot 8"));
 	iters[0] = 1000;
 	/* one byte of a slot */
 	mem[wmt_region_offset(&r, 1) + 4] ^= 1;
-	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)), 1);
+	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)),
+			 1);
 	mem[wmt_region_offset(&r, 1) + 4] ^= 1;
 	/* a guard byte */
 	mem[wmt_region_offset(&r, 2) - 1] = 0;
-	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)), 1);
+	assert_int_equal(wmt_regions_verify(&r, mem, iters, msg, sizeof(msg)),
+			 1);
 	assert_non_null(strstr(msg, "guard"));
 	free(mem);
 }
@@ -171,8 +175,12 @@ static void test_payload_laps_differ(void **state)
 
 static void test_wire(void **state)
 {
-	struct wmt_qp_addr a = { .qpn = 0x123456, .psn = 7, .lid = 0x1234,
-				 .mtu = IBV_MTU_4096, .use_gid = 1 }, back;
+	struct wmt_qp_addr a = { .qpn = 0x123456,
+				 .psn = 7,
+				 .lid = 0x1234,
+				 .mtu = IBV_MTU_4096,
+				 .use_gid = 1 },
+			   back;
 	uint8_t p[WMT_ADDR_WIRE], hello[WMT_HELLO_LEN];
 	struct wmt_buf b = { p, sizeof(p), 0, 0 };
 	struct wmt_oob_msg m = { OOB_HELLO, 0, hello };

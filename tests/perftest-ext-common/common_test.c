@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* perftest-ext/common: the JSON and CSV writers and the gnuplot driver. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "csv_writer.h"
+#include "json_writer.h"
+#include "plot.h"
+
+/* what a writer produced, as a string (freed by the caller) */
+static char *contents(FILE *f)
+{
+	long len;
+	char *s;
+
+	fflush(f);
+	len = ftell(f);
+	s = calloc(1, len + 1);
+	rewind(f);
+	assert_int_equal(fread(s, 1, len, f), (size_t)len);
+	fclose(f);
+	return s;
+}
+
+static void test_json(void **state)
+{
+	struct json_writer w;
+	FILE *f = tmpfile();
+	char *s;
+
+	(void)state;
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_string(&w, "name", "a \"quoted\"\\ line\n\x01");
+	json_uint(&w, "big", UINT64_MAX);
+	json_int(&w, "neg", -5);
+	json_double(&w, "nan", NAN);
+	json_double(&w, "x", 0.5);
+	json_bool(&w, "yes", true);
+	json_null(&w, "none");
+	json_begin_array(&w, "list");
+	json_uint(&w, NULL, 1);
+	json_begin_object(&w, NULL);
+	json_end_object(&w);
+	json_end_array(&w);
+	json_end_object(&w);
+	assert_int_equal(json_finish(&w), 0);
+	s = contents(f);
+	assert_string_equal(
+		s, "{\n"
+		   "  \"name\": \"a \\\"quoted\\\"\\\\ line\\n\\u0001\",\n"
+		   "  \"big\": 18446744073709551615,\n"
+		   "  \"neg\": -5,\n"
+		   "  \"nan\": null,\n"
+		   "  \"x\": 0.5,\n"
+		   "  \"yes\": true,\n"
+		   "  \"none\": null,\n"
+		   "  \"list\": [\n"
+		   "    1,\n"
+		   "    {}\n"
+		   "  ]\n"
+		   "}\n");
+	free(s);
+}
+
+static void test_csv(void **state)
+{
+	struct csv_writer w;
+	FILE *f = tmpfile();
+	char *s;
+
+	(void)state;
+	csv_init(&w, f);
+	csv_string(&w, "plain");
+	csv_string(&w, "a,b");
+	csv_string(&w, "say \"hi\"");
+	csv_uint(&w, 42);
+	csv_double(&w, NAN);
+	csv_double(&w, 1.25);
+	csv_end_row(&w);
+	csv_string(&w, NULL);
+	csv_end_row(&w);
+	assert_int_equal(csv_finish(&w), 0);
+	s = contents(f);
+	assert_string_equal(
+		s, "plain,\"a,b\",\"say \"\"hi\"\"\",42,,1.25\r\n\r\n");
+	free(s);
+}
+
+static void test_plot(void **state)
+{
+	const double rate[] = { 1, NAN }, res[] = { 3, 4 };
+	const char *labels[] = { "one", "it's two" };
+	const struct plot_series s1[] = { { "rate", rate } };
+	const struct plot_series s2[] = { { "pages", res } };
+	const struct plot_panel panels[] = { { "Rate", "Mmsg/s", s1, 1 },
+					     { "Resources", "count", s2, 1 } };
+	const struct plot_spec spec = {
+		"test 'plot'", "x", labels, 2, panels, 2
+	};
+	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(plot_terminal("a.svg"));
+	assert_non_null(plot_terminal("a.PNG"));
+	assert_null(plot_terminal("a.pdf"));
+	assert_null(plot_terminal("noext"));
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.pdf", dir);
+	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ".svg or .png"));
+	snprintf(path, sizeof(path), "%s/p.svg", dir);
+	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fclose(f);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/missing/p.svg", dir);
+	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), -1);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_plot),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
