@@ -14,7 +14,7 @@ packages=(
 	ucx-utils libucx0
 	# perftest-ext: plots and the mpirun launcher test
 	gnuplot-nox openmpi-bin
-	# perftest-ext/breakdown: what-if plots, the aarch64 timer check
+	# perftest-ext/breakdown: the aarch64 timer check
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 

@@ -122,17 +122,24 @@ int bd_endpoints_open(struct bd_endpoints *e, const char *device)
 
 	memset(e, 0, sizeof(*e));
 	if (!list)
-		return fail("ibv_get_device_list", errno);
+		return fail(
+			"no RDMA devices (on a machine without, try mlx5emu run)",
+			errno);
 	for (d = list; *d; d++)
 		if (!device || !strcmp(ibv_get_device_name(*d), device))
 			break;
-	if (*d)
-		e->ctx = ibv_open_device(*d);
+	if (!*d) {
+		ibv_free_device_list(list);
+		fprintf(stderr, "ib_write_breakdown: no RDMA device%s%s%s\n",
+			device ? " named " : "", device ? device : "",
+			device ? "" :
+				 " (on a machine without, try mlx5emu run)");
+		return -ENODEV;
+	}
+	e->ctx = ibv_open_device(*d);
 	ibv_free_device_list(list);
 	if (!e->ctx)
-		return fail(device ? device :
-				     "no RDMA device (try mlx5emu run)",
-			    *d ? errno : ENODEV);
+		return fail("ibv_open_device", errno);
 	if (ibv_query_port(e->ctx, 1, &port))
 		return fail("ibv_query_port", errno);
 	e->pd = ibv_alloc_pd(e->ctx);

@@ -59,6 +59,10 @@ extern const enum bd_comp bd_cat_comp[BD_NCATS];
 extern const char *const bd_path_key[BD_NPATHS];
 extern const char *const bd_path_label[BD_NPATHS];
 
+/* posts per burst, and the pause before each burst (see measure.c) */
+#define BD_BURST 32
+#define BD_PAUSE_US 500
+
 struct bd_measure_opts {
 	const char *device; /* NULL: the first */
 	unsigned int iters; /* samples per figure */
@@ -75,6 +79,8 @@ struct bd_result {
 	double misc_rest;
 	/* (sum of steps - untimed post) / untimed post, of the means */
 	double agreement;
+	/* the same of the medians: the accounting check */
+	double agreement_median;
 };
 
 /* 0, or a negative errno after a message on stderr */

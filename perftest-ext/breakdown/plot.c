@@ -1,82 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The what-if plots (Fig. 17): one data file and one gnuplot script per
- * metric, rendered to SVG when gnuplot is installed (gnuplot-nox will do).
+ * The what-if plots (Fig. 17), one per metric: the speedups go to
+ * what-if-<metric>.dat (the points, one row per reduction) and, through
+ * perftest-ext's gnuplot driver, to what-if-<metric>.svg.
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "plot.h"
 #include "report.h"
 #include "whatif.h"
 
-static int write_dat(const char *path, enum bd_metric metric,
-		     const struct bd_model *m, int *ncols)
+struct what_if_table {
+	unsigned int ncomp;
+	enum bd_comp comp[BD_NCOMP];
+	double speedup[BD_NCOMP][BD_WHATIF_STEPS];
+	char label[BD_WHATIF_STEPS][8];
+	const char *labels[BD_WHATIF_STEPS];
+};
+
+static void table_fill(struct what_if_table *t, enum bd_metric metric,
+		       const struct bd_model *m)
+{
+	int c, i;
+
+	t->ncomp = 0;
+	for (c = 0; c < BD_NCOMP; c++) {
+		if (!bd_whatif_applies(metric, m, c))
+			continue;
+		t->comp[t->ncomp] = c;
+		for (i = 0; i < BD_WHATIF_STEPS; i++)
+			t->speedup[t->ncomp][i] = bd_whatif_speedup(
+				metric, m, c, bd_whatif_percent(i));
+		t->ncomp++;
+	}
+	for (i = 0; i < BD_WHATIF_STEPS; i++) {
+		snprintf(t->label[i], sizeof(t->label[i]), "%d%%",
+			 bd_whatif_percent(i));
+		t->labels[i] = t->label[i];
+	}
+}
+
+/* the points as plotted: a header naming the columns, one row per step */
+static int write_dat(const char *path, const struct what_if_table *t)
 {
 	FILE *f = fopen(path, "w");
-	int c, i;
+	unsigned int c;
+	int i;
 
 	if (!f)
 		return -errno;
-	/* the header names the columns: gnuplot titles the lines with it */
 	fprintf(f, "percent");
-	*ncols = 1;
-	for (c = 0; c < BD_NCOMP; c++)
-		if (bd_whatif_applies(metric, m, c)) {
-			fprintf(f, " %s", bd_comp_info[c].key);
-			++*ncols;
-		}
+	for (c = 0; c < t->ncomp; c++)
+		fprintf(f, " %s", bd_comp_info[t->comp[c]].key);
 	fputc('\n', f);
 	for (i = 0; i < BD_WHATIF_STEPS; i++) {
-		int pct = bd_whatif_percent(i);
-
-		fprintf(f, "%d", pct);
-		for (c = 0; c < BD_NCOMP; c++)
-			if (bd_whatif_applies(metric, m, c))
-				fprintf(f, " %.6f",
-					bd_whatif_speedup(metric, m, c, pct));
+		fprintf(f, "%d", bd_whatif_percent(i));
+		for (c = 0; c < t->ncomp; c++)
+			fprintf(f, " %.6f", t->speedup[c][i]);
 		fputc('\n', f);
 	}
 	return fclose(f) ? -errno : 0;
 }
 
-static int write_gp(const char *path, const char *dat, const char *svg,
-		    enum bd_metric metric, int ncols)
+static int render(const char *path, enum bd_metric metric,
+		  const struct what_if_table *t)
 {
-	FILE *f = fopen(path, "w");
+	struct plot_series series[BD_NCOMP];
+	struct plot_panel panel = {
+		.title = bd_metric_key[metric],
+		.ylabel = "speedup",
+		.series = series,
+		.nseries = t->ncomp,
+	};
+	struct plot_spec spec = {
+		.title =
+			"What-if: one component reduced (Breaking Band, Fig. 17)",
+		.xlabel = "reduction of the component",
+		.labels = t->labels,
+		.nlabels = BD_WHATIF_STEPS,
+		.panels = &panel,
+		.npanels = 1,
+	};
+	char err[256];
+	unsigned int c;
 
-	if (!f)
-		return -errno;
-	fprintf(f, "set terminal svg size 800,500\nset output '%s'\n", svg);
-	fprintf(f, "set title 'What-if: %s speedup (Breaking Band, Fig. 17)'\n",
-		bd_metric_key[metric]);
-	fprintf(f,
-		"set xlabel 'reduction of one component (%%)'\nset ylabel 'speedup'\n");
-	fprintf(f, "set key left top\nset grid\nset xrange [0:100]\n");
-	fprintf(f,
-		"plot for [i=2:%d] '%s' using 1:i with linespoints title columnheader(i)\n",
-		ncols, dat);
-	return fclose(f) ? -errno : 0;
-}
-
-static int run_gnuplot(const char *gp)
-{
-	char cmd[PATH_MAX + 64];
-	int rc;
-
-	if (system("command -v gnuplot >/dev/null 2>&1"))
-		return 1; /* no gnuplot: the data and script are there */
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s'", gp);
-	rc = system(cmd);
-	return rc ? -EIO : 0;
+	for (c = 0; c < t->ncomp; c++) {
+		series[c].name = bd_comp_info[t->comp[c]].key;
+		series[c].values = t->speedup[c];
+	}
+	if (plot_render(&spec, path, err, sizeof(err))) {
+		fprintf(stderr, "ib_write_breakdown: %s: %s\n", path, err);
+		return -EIO;
+	}
+	return 0;
 }
 
 int bd_plot_what_if(const char *dir, const struct bd_model *m)
 {
-	char dat[PATH_MAX], gp[PATH_MAX], svg[PATH_MAX];
-	int metric, ret, ncols = 0;
+	char dat[PATH_MAX], svg[PATH_MAX];
+	struct what_if_table t;
+	int metric, ret;
 
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "ib_write_breakdown: %s: %s\n", dir,
@@ -86,26 +114,19 @@ int bd_plot_what_if(const char *dir, const struct bd_model *m)
 	for (metric = 0; metric < BD_NMETRICS; metric++) {
 		const char *key = bd_metric_key[metric];
 
+		table_fill(&t, metric, m);
 		snprintf(dat, sizeof(dat), "%s/what-if-%s.dat", dir, key);
-		snprintf(gp, sizeof(gp), "%s/what-if-%s.gp", dir, key);
 		snprintf(svg, sizeof(svg), "%s/what-if-%s.svg", dir, key);
-		ret = write_dat(dat, metric, m, &ncols);
-		if (!ret)
-			ret = write_gp(gp, dat, svg, metric, ncols);
+		ret = write_dat(dat, &t);
 		if (ret) {
-			fprintf(stderr, "ib_write_breakdown: %s: %s\n", dir,
+			fprintf(stderr, "ib_write_breakdown: %s: %s\n", dat,
 				strerror(-ret));
 			return ret;
 		}
-		ret = run_gnuplot(gp);
-		if (ret < 0) {
-			fprintf(stderr,
-				"ib_write_breakdown: gnuplot %s failed\n", gp);
+		ret = render(svg, metric, &t);
+		if (ret)
 			return ret;
-		}
-		printf("what-if plot: %s%s\n", ret ? gp : svg,
-		       ret ? " (gnuplot not found: run it on this script)" :
-			     "");
+		printf("what-if plot: %s (points: %s)\n", svg, dat);
 	}
 	return 0;
 }

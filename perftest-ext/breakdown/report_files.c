@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/*
- * JSON and CSV output. Kept to this file so that perftest-ext's shared
- * writers can replace it without touching the rest of the tool.
- */
+/* JSON and CSV output, through perftest-ext's shared writers. */
 #include <errno.h>
 #include <string.h>
 
+#include "csv_writer.h"
+#include "json_writer.h"
 #include "report.h"
 #include "whatif.h"
 
@@ -19,11 +18,9 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
-static int close_out(FILE *f, const char *path)
+static int close_out(FILE *f, const char *path, int ret)
 {
-	int bad = ferror(f);
-
-	if (fclose(f) || bad) {
+	if (fclose(f) || ret) {
 		fprintf(stderr, "ib_write_breakdown: writing %s failed\n",
 			path);
 		return -EIO;
@@ -31,147 +28,183 @@ static int close_out(FILE *f, const char *path)
 	return 0;
 }
 
-static void json_stats(FILE *f, const char *key, const char *label,
-		       const struct bd_stats *s, const char *more)
+static void json_stats(struct json_writer *w, const char *name,
+		       const char *label, const struct bd_stats *s)
 {
-	fprintf(f,
-		"    {\"name\": \"%s\", \"label\": \"%s\", \"mean_ns\": %.4f, \"median_ns\": %.4f, \"sd_ns\": %.4f, \"p5_ns\": %.4f, \"p95_ns\": %.4f, \"n\": %zu%s}",
-		key, label, s->mean, s->median, s->sd, s->p5, s->p95, s->n,
-		more);
+	json_begin_object(w, NULL);
+	json_string(w, "name", name);
+	json_string(w, "label", label);
+	json_double(w, "mean_ns", s->mean);
+	json_double(w, "median_ns", s->median);
+	json_double(w, "sd_ns", s->sd);
+	json_double(w, "p5_ns", s->p5);
+	json_double(w, "p95_ns", s->p95);
+	json_uint(w, "n", s->n);
 }
 
-static void json_breakdown(FILE *f, const struct bd_result *r)
+static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 {
-	char more[64];
 	int k;
 
-	fprintf(f, "  \"emulated\": %s,\n", r->emulated ? "true" : "false");
-	fprintf(f,
-		"  \"timer\": {\"kind\": \"%s\", \"ns_per_tick\": %.6f, \"overhead_ns\": %.4f},\n",
-		BD_TIMER_NAME, r->timer.ns_per_tick, r->timer.overhead_ns);
-	fprintf(f, "  \"steps\": [\n");
+	json_bool(w, "emulated", r->emulated);
+	json_begin_object(w, "timer");
+	json_string(w, "kind", BD_TIMER_NAME);
+	json_double(w, "ns_per_tick", r->timer.ns_per_tick);
+	json_double(w, "overhead_ns", r->timer.overhead_ns);
+	json_end_object(w);
+	json_begin_array(w, "steps");
 	for (k = 0; k < BD_NSTEPS; k++) {
-		snprintf(more, sizeof(more), ", \"category\": \"%s\"",
-			 bd_comp_info[bd_cat_comp[bd_step_info[k].cat]].key);
-		json_stats(f, bd_step_info[k].key, bd_step_info[k].label,
-			   &r->step[k], more);
-		fprintf(f, "%s\n", k + 1 < BD_NSTEPS ? "," : "");
+		json_stats(w, bd_step_info[k].key, bd_step_info[k].label,
+			   &r->step[k]);
+		json_string(w, "category",
+			    bd_comp_info[bd_cat_comp[bd_step_info[k].cat]].key);
+		json_end_object(w);
 	}
-	fprintf(f, "  ],\n  \"categories\": [\n");
+	json_end_array(w);
+	json_begin_array(w, "categories");
 	for (k = 0; k < BD_NCATS; k++) {
-		json_stats(f, bd_comp_info[bd_cat_comp[k]].key, bd_cat_label[k],
-			   &r->cat[k], "");
-		fprintf(f, "%s\n", k + 1 < BD_NCATS ? "," : "");
+		json_stats(w, bd_comp_info[bd_cat_comp[k]].key, bd_cat_label[k],
+			   &r->cat[k]);
+		json_end_object(w);
 	}
-	fprintf(f,
-		"  ],\n  \"misc_rest_ns\": %.4f,\n  \"agreement\": %.6f,\n  \"paths\": [\n",
-		r->misc_rest, r->agreement);
+	json_end_array(w);
+	json_double(w, "misc_rest_ns", r->misc_rest);
+	json_double(w, "agreement", r->agreement);
+	json_double(w, "agreement_median", r->agreement_median);
+	json_begin_array(w, "paths");
 	for (k = 0; k < BD_NPATHS; k++) {
-		json_stats(f, bd_path_key[k], bd_path_label[k], &r->path[k],
-			   "");
-		fprintf(f, "%s\n", k + 1 < BD_NPATHS ? "," : "");
+		json_stats(w, bd_path_key[k], bd_path_label[k], &r->path[k]);
+		json_end_object(w);
 	}
-	fprintf(f, "  ],\n");
+	json_end_array(w);
 }
 
-static void json_what_if(FILE *f, const struct bd_model *m)
+static void json_what_if(struct json_writer *w, const struct bd_model *m)
 {
 	int metric, c, i;
-	const char *sep = "";
 
-	fprintf(f, ",\n  \"what_if\": {");
+	json_begin_object(w, "what_if");
 	for (metric = 0; metric < BD_NMETRICS; metric++) {
-		fprintf(f, "%s\n    \"%s\": {", metric ? "," : "",
-			bd_metric_key[metric]);
-		sep = "";
+		json_begin_object(w, bd_metric_key[metric]);
 		for (c = 0; c < BD_NCOMP; c++) {
 			if (!bd_whatif_applies(metric, m, c))
 				continue;
-			fprintf(f, "%s\n      \"%s\": [", sep,
-				bd_comp_info[c].key);
+			json_begin_array(w, bd_comp_info[c].key);
 			for (i = 0; i < BD_WHATIF_STEPS; i++)
-				fprintf(f, "%s%.6f", i ? ", " : "",
-					bd_whatif_speedup(metric, m, c,
-							  bd_whatif_percent(i)));
-			fprintf(f, "]");
-			sep = ",";
+				json_double(w, NULL,
+					    bd_whatif_speedup(
+						    metric, m, c,
+						    bd_whatif_percent(i)));
+			json_end_array(w);
 		}
-		fprintf(f, "\n    }");
+		json_end_object(w);
 	}
-	fprintf(f, "\n  }");
+	json_end_object(w);
 }
 
 int bd_report_json(const char *path, const struct bd_report *r)
 {
 	const struct bd_model *m = r->model;
+	struct json_writer w;
 	FILE *f = open_out(path);
 	int c;
 
 	if (!f)
-		return -errno;
-	fprintf(f, "{\n  \"tool\": \"ib_write_breakdown\",\n");
+		return -EIO;
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_string(&w, "tool", "ib_write_breakdown");
 	if (r->result)
-		json_breakdown(f, r->result);
-	fprintf(f, "  \"components\": [\n");
-	for (c = 0; c < BD_NCOMP; c++)
-		fprintf(f,
-			"    {\"name\": \"%s\", \"label\": \"%s\", \"ns\": %.4f, \"source\": \"%s\"}%s\n",
-			bd_comp_info[c].key, bd_comp_info[c].label, m->ns[c],
-			bd_source_name(m->src[c]), c + 1 < BD_NCOMP ? "," : "");
-	fprintf(f,
-		"  ],\n  \"models\": {\"llp_post_ns\": %.4f, \"llp_injection_ns\": %.4f, \"llp_message_rate_mmsgs\": %.4f, \"full_injection_ns\": %.4f, \"llp_latency_ns\": %.4f, \"end_to_end_ns\": %.4f, \"gen_completion_ns\": %.4f, \"p_lower_bound\": %.4f}",
-		bd_llp_post(m), bd_llp_injection(m),
-		bd_mmsgs(bd_llp_injection(m)), bd_full_injection(m),
-		bd_llp_latency(m), bd_end_to_end(m), bd_gen_completion(m),
-		bd_p_lower_bound(m));
+		json_breakdown(&w, r->result);
+	json_begin_array(&w, "components");
+	for (c = 0; c < BD_NCOMP; c++) {
+		json_begin_object(&w, NULL);
+		json_string(&w, "name", bd_comp_info[c].key);
+		json_string(&w, "label", bd_comp_info[c].label);
+		json_double(&w, "ns", m->ns[c]);
+		json_string(&w, "source", bd_source_name(m->src[c]));
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_begin_object(&w, "models");
+	json_double(&w, "llp_post_ns", bd_llp_post(m));
+	json_double(&w, "llp_injection_ns", bd_llp_injection(m));
+	json_double(&w, "llp_message_rate_mmsgs",
+		    bd_mmsgs(bd_llp_injection(m)));
+	json_double(&w, "full_injection_ns", bd_full_injection(m));
+	json_double(&w, "llp_latency_ns", bd_llp_latency(m));
+	json_double(&w, "end_to_end_ns", bd_end_to_end(m));
+	json_double(&w, "gen_completion_ns", bd_gen_completion(m));
+	json_double(&w, "p_lower_bound", bd_p_lower_bound(m));
+	json_end_object(&w);
 	if (r->what_if)
-		json_what_if(f, m);
-	fprintf(f, "\n}\n");
-	return close_out(f, path);
+		json_what_if(&w, m);
+	json_end_object(&w);
+	return close_out(f, path, json_finish(&w));
 }
 
-static void csv_stats(FILE *f, const char *section, const char *key,
-		      const struct bd_stats *s)
+static void csv_row(struct csv_writer *w, const char *section, const char *name,
+		    const struct bd_stats *s, const char *source)
 {
-	fprintf(f, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,measured\n", section,
-		key, s->mean, s->median, s->sd, s->p5, s->p95, s->n);
+	csv_string(w, section);
+	csv_string(w, name);
+	csv_double(w, s->mean);
+	csv_double(w, s->median);
+	csv_double(w, s->sd);
+	csv_double(w, s->p5);
+	csv_double(w, s->p95);
+	csv_uint(w, s->n);
+	csv_string(w, source);
+	csv_end_row(w);
+}
+
+/* a model figure: one value, no spread */
+static void csv_value(struct csv_writer *w, const char *section,
+		      const char *name, double v, const char *source)
+{
+	struct bd_stats s = {
+		.n = 1, .mean = v, .median = v, .p5 = v, .p95 = v
+	};
+
+	csv_row(w, section, name, &s, source);
 }
 
 int bd_report_csv(const char *path, const struct bd_report *r)
 {
+	static const char *const head[] = { "section",	 "name",  "mean_ns",
+					    "median_ns", "sd_ns", "p5_ns",
+					    "p95_ns",	 "n",	  "source" };
 	const struct bd_model *m = r->model;
+	struct csv_writer w;
 	FILE *f = open_out(path);
+	unsigned int i;
 	int k;
 
 	if (!f)
-		return -errno;
-	fprintf(f,
-		"section,name,mean_ns,median_ns,sd_ns,p5_ns,p95_ns,n,source\n");
+		return -EIO;
+	csv_init(&w, f);
+	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		csv_string(&w, head[i]);
+	csv_end_row(&w);
 	if (r->result) {
 		for (k = 0; k < BD_NSTEPS; k++)
-			csv_stats(f, "step", bd_step_info[k].key,
-				  &r->result->step[k]);
+			csv_row(&w, "step", bd_step_info[k].key,
+				&r->result->step[k], "measured");
 		for (k = 0; k < BD_NCATS; k++)
-			csv_stats(f, "category",
-				  bd_comp_info[bd_cat_comp[k]].key,
-				  &r->result->cat[k]);
+			csv_row(&w, "category",
+				bd_comp_info[bd_cat_comp[k]].key,
+				&r->result->cat[k], "measured");
 		for (k = 0; k < BD_NPATHS; k++)
-			csv_stats(f, "path", bd_path_key[k],
-				  &r->result->path[k]);
+			csv_row(&w, "path", bd_path_key[k], &r->result->path[k],
+				"measured");
 	}
 	for (k = 0; k < BD_NCOMP; k++)
-		fprintf(f, "component,%s,%.4f,%.4f,,,,,%s\n",
-			bd_comp_info[k].key, m->ns[k], m->ns[k],
-			bd_source_name(m->src[k]));
-	fprintf(f, "model,llp_injection,%.4f,%.4f,,,,,\n", bd_llp_injection(m),
-		bd_llp_injection(m));
-	fprintf(f, "model,full_injection,%.4f,%.4f,,,,,\n",
-		bd_full_injection(m), bd_full_injection(m));
-	fprintf(f, "model,llp_latency,%.4f,%.4f,,,,,\n", bd_llp_latency(m),
-		bd_llp_latency(m));
-	fprintf(f, "model,end_to_end,%.4f,%.4f,,,,,\n", bd_end_to_end(m),
-		bd_end_to_end(m));
-	fprintf(f, "model,gen_completion,%.4f,%.4f,,,,,\n",
-		bd_gen_completion(m), bd_gen_completion(m));
-	return close_out(f, path);
+		csv_value(&w, "component", bd_comp_info[k].key, m->ns[k],
+			  bd_source_name(m->src[k]));
+	csv_value(&w, "model", "llp_injection", bd_llp_injection(m), "model");
+	csv_value(&w, "model", "full_injection", bd_full_injection(m), "model");
+	csv_value(&w, "model", "llp_latency", bd_llp_latency(m), "model");
+	csv_value(&w, "model", "end_to_end", bd_end_to_end(m), "model");
+	csv_value(&w, "model", "gen_completion", bd_gen_completion(m), "model");
+	return close_out(f, path, csv_finish(&w));
 }

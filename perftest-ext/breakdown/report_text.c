@@ -27,7 +27,11 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 		t->overhead_ns);
 	fprintf(f,
 		"statistics: the slowest 1%% of samples dropped (interrupts); the models use\n"
-		"            means, which add up below the timer's resolution\n");
+		"            means, which add up below the timer's resolution; a mean below 0\n"
+		"            is a step cheaper than the timer resolves, counted as 0\n"
+		"method: bursts of %d posts after a %d us pause (device idle), each post's\n"
+		"        lines made resident first; stamps around each step, or the post\n",
+		BD_BURST, BD_PAUSE_US);
 	if (r->emulated)
 		fprintf(f,
 			"note: emulated device (mlx5emu): the BlueFlame \"PIO copy\" is a write to\n"
@@ -57,8 +61,10 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 	stats_head(f, "whole operations (ns)");
 	for (k = 0; k < BD_NPATHS; k++)
 		stats_row(f, bd_path_label[k], &r->path[k]);
-	fprintf(f, "  timed steps vs untimed post (means): %+.1f%%\n",
-		100 * r->agreement);
+	fprintf(f,
+		"  timed steps vs untimed post: %+.1f%% (medians), %+.1f%% (means; the stamps\n"
+		"  hide part of the post's memory stalls, which misc as the rest keeps)\n",
+		100 * r->agreement_median, 100 * r->agreement);
 }
 
 static void text_model(FILE *f, const struct bd_model *m)

@@ -18,13 +18,22 @@ import csv, json, sys
 j = json.load(open(sys.argv[1]))
 src = {c["name"]: c["source"] for c in j["components"]}
 assert src["llp-prog"] == "measured" and src["switch"] == "option", src
-assert len(j["steps"]) == 7 and all(s["median_ns"] >= 0 for s in j["steps"])
+# means: the timer's steps make single samples and medians jump around 0
+assert len(j["steps"]) == 7 and all(s["mean_ns"] > -1 for s in j["steps"]), j["steps"]
+assert all(c["ns"] >= 0 for c in j["components"]), j["components"]
 assert {p["name"] for p in j["paths"]} >= {"ibv_post_send-td", "ibv_wr-plain", "ibv_poll_cq-td"}
 assert j["models"]["llp_injection_ns"] > 0 and "injection" in j["what_if"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert any(r["section"] == "step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "model" and r["name"] == "llp_latency" for r in rows)
 PY
+# bad input: a message and a failing status, nothing else
+if "$tool" --breakdown --ib-dev=nosuch >/dev/null 2>"$out/err"; then fail "unknown device accepted"; fi
+grep -q 'no RDMA device named nosuch' "$out/err" || fail "no message for an unknown device"
+set +e
+"$tool" --iters=abc >/dev/null 2>"$out/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- "--iters needs a count" "$out/err" || fail "--iters=abc: status $rc"
 for m in injection latency; do
 	test -s "$out/plots/what-if-$m.svg" || fail "no $m plot"
 done

@@ -33,7 +33,7 @@ count() {
 		--toggle-collect=bd_bench_region --callgrind-out-file="$out" \
 		"$ops" "$path" "$batches" >/dev/null
 	python3 "$here/callgrind_objects.py" "$out" | awk -v n=$((batches * batch)) '
-		$2 ~ /libibverbs\.so|libmlx5\.so/ { lib += $1 }
+		$2 ~ /libibverbs\.so|libmlx5[.-]/ { lib += $1 }
 		$2 ~ /libc\.so|libc-/ { libc += $1 }
 		$2 ~ /callgrind_ops$/ { own += $1 }
 		END { printf "%.1f %.1f %.1f\n", lib / n, (lib + libc) / n, own / n }'
@@ -59,7 +59,7 @@ for path in raw-post wr-td wr-plain post-send-td post-send-plain poll-raw poll-t
 	fi
 	awk -v l="$label" -v p="$pl" -v q="$ql" -v pc="$pc" -v qc="$qc" 'BEGIN {
 		printf "%-34s %10.1f %10.1f %7.3f %12.1f %12.1f\n", l, p, q,
-			q > 0 ? p / q : 0, pc, qc }'
+			(q > 0 ? p / q : 0), pc, qc }'
 done
 echo "($((batches * batch)) operations per row, 8-byte inline RDMA WRITEs, one signaled in 16;"
 echo " ratio = patched / pristine 65.0; library = libibverbs + libmlx5 self cost)"

@@ -15,6 +15,11 @@ def per_object(path):
             if skip_next:
                 skip_next = False
                 continue
+            # ob= and cob= share one table of compressed names
+            m = re.match(r'cob=\((\d+)\)\s*(.+)$', line)
+            if m:
+                names[m.group(1)] = m.group(2)
+                continue
             m = re.match(r'ob=(?:\((\d+)\))?\s*(.*)$', line)
             if m:
                 ident, name = m.groups()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The spread of ib_write_breakdown's figures over 5 runs on the emulated
 # device: per step, category and whole operation, the mean, min and max of
-# the 5 medians and their relative spread. A benchmark (no pass/fail).
+# the 5 means (each over the fastest 99% of its samples) and their relative
+# spread. A benchmark (no pass/fail).
 #
 #   perftest-ext/breakdown/bench/spread.sh [BUILD_DIR] [RUNS] [ITERS]
 set -euo pipefail
@@ -20,11 +21,11 @@ python3 - "$tmp" "$runs" <<'PY'
 import json, statistics, sys
 d, n = sys.argv[1], int(sys.argv[2])
 runs = [json.load(open(f"{d}/{i}.json")) for i in range(1, n + 1)]
-print(f"{'median ns over ' + str(n) + ' runs':44} {'mean':>8} {'min':>8} {'max':>8} {'spread':>7}")
+print(f"{'mean ns over ' + str(n) + ' runs':44} {'mean':>8} {'min':>8} {'max':>8} {'spread':>7}")
 for section in ("steps", "categories", "paths"):
     print(section)
     for k, row in enumerate(runs[0][section]):
-        v = [r[section][k]["median_ns"] for r in runs]
+        v = [r[section][k]["mean_ns"] for r in runs]
         m = statistics.mean(v)
         spread = (max(v) - min(v)) / m * 100 if m else 0
         print(f"  {row['name']:42} {m:8.2f} {min(v):8.2f} {max(v):8.2f} {spread:6.1f}%")
