@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the build and the tests need, if missing.
 # As root this runs apt-get; otherwise it prints the command to run.
+# Arguments name more packages (the packaging targets' lists).
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,7 @@ packages=(
 	make libcmocka-dev valgrind perftest procps iproute2
 	# perftest-ext: plots and the mpirun launcher test
 	gnuplot-nox openmpi-bin
+	"$@"
 )
 
 missing=()
