@@ -7,12 +7,18 @@
 #   make export        patches/ rewritten from the commits in build/src
 #   make series        the upstream submission (numbered patches + cover letter) in build/series
 #   make check-series  every prefix of the series builds (slow: kept out of make check)
+#   make deb           Debian source and binary packages in build/packages
+#   make rpm           the SRPM (and, as proof, binary RPMs) in build/packages
+#   make check-packages  install the .debs over Debian's in a Debian 12 root
+#                      (debootstrap), run traffic there, restore Debian's
+#   make check-rpm     rpmlint, and the RPMs hold what the .debs and the stage hold
 #   make clean         remove build/
 BUILD := build
 PHASE := cmake/phase.sh
 CTEST_ARGS ?=
 
 .PHONY: all deps source configure build demo check tree export series check-series clean
+.PHONY: deb rpm check-packages check-rpm
 
 all: build
 
@@ -47,6 +53,24 @@ series: source
 
 check-series: deps source
 	@$(PHASE) check-series cmake/check-series.sh $(BUILD)/src $(BUILD)/check-series
+
+# Packages: each list of extra build dependencies is installed like make
+# check's. check-packages reuses the .debs of `make deb` when up to date.
+packaging_deps = $(shell sed 's/\#.*//' packaging/deps-$(1).txt)
+
+deb:
+	@$(PHASE) deps-deb cmake/install-deps.sh $(call packaging_deps,deb)
+	@$(PHASE) deb cmake/build-deb.sh $(BUILD)/packages
+
+rpm:
+	@$(PHASE) deps-rpm cmake/install-deps.sh $(call packaging_deps,rpm)
+	@$(PHASE) rpm cmake/build-rpm.sh $(BUILD)/packages
+
+check-packages: deb
+	@$(PHASE) check-packages tests/packaging/check-packages.sh $(BUILD)/packages
+
+check-rpm: build deb rpm
+	@$(PHASE) check-rpm tests/packaging/check-rpm.sh $(BUILD)/packages $(BUILD)/stage
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the build and the tests need, if missing.
 # As root this runs apt-get; otherwise it prints the command to run.
+# Arguments name more packages (the packaging targets' lists).
 set -euo pipefail
 
 packages=(
@@ -16,6 +17,7 @@ packages=(
 	gnuplot-nox openmpi-bin
 	# perftest-ext/breakdown: the aarch64 timer check
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	"$@"
 )
 
 missing=()

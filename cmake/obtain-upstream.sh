@@ -25,24 +25,7 @@ verify() {
 		die "$1 has sha256 $got, not the pinned $sha256 of $name: set RDMA_CORE_TARBALL to a genuine copy"
 }
 
-# Archive roots of the configured Debian sources (one-line and deb822 formats).
-apt_mirrors() {
-	local list parts
-	list=$(apt-config shell L Dir::Etc::sourcelist/f | sed -n "s/^L='\(.*\)'$/\1/p")
-	parts=$(apt-config shell P Dir::Etc::sourceparts/d | sed -n "s/^P='\(.*\)'$/\1/p")
-	{
-		[ -f "$list" ] && awk '$1 == "deb" || $1 == "deb-src" {
-			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "$list"
-		for f in "$parts"/*.list; do
-			[ -f "$f" ] && awk '$1 == "deb" || $1 == "deb-src" {
-				for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "$f"
-		done
-		for f in "$parts"/*.sources; do
-			[ -f "$f" ] && awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' "$f"
-		done
-		true
-	} 2>/dev/null | grep -v -e '-security' | sed 's:/*$::' | awk '!seen[$0]++'
-}
+. "$(dirname "$0")/apt-sources.sh"
 
 # Debian's sid and forky carry 65.0 today; experimental may carry it later.
 apt_download() {
