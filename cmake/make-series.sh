@@ -4,6 +4,10 @@
 # Every patch of the queue except those whose subject patches/fork-only lists
 # (our distributor tag), re-based onto pristine upstream, numbered, with a
 # cover letter from patches/cover-letter.txt (first line: subject; rest: body).
+#
+# The queue carries no Signed-off-by: the submitter certifies the DCO here,
+# with their own git identity (user.name, user.email), which signs off every
+# patch and sends the cover letter. Without one the script refuses.
 set -euo pipefail
 src=${1:?usage: make-series.sh SRC_DIR OUT_DIR}
 out=${2:?usage: make-series.sh SRC_DIR OUT_DIR}
@@ -12,7 +16,10 @@ out=${2:?usage: make-series.sh SRC_DIR OUT_DIR}
 [ -d "$src/.git" ] || die "$(shown "$src") is not a patch-queue tree: run 'make tree' first"
 cover=$patches/cover-letter.txt
 [ -f "$cover" ] || die "$(shown "$cover") is missing"
-
+name=$(git -C "$src" config user.name || true)
+email=$(git -C "$src" config user.email || true)
+[ -n "$name" ] && [ -n "$email" ] ||
+	die "make series signs off every patch with your git identity and there is none: set it with git config --global user.name 'Your Name' and git config --global user.email you@example.org"
 
 branch=submission
 srcgit worktree remove --force "$src.submission" >/dev/null 2>&1 || true
@@ -22,16 +29,14 @@ trap 'srcgit worktree remove --force "$src.submission" >/dev/null 2>&1; srcgit b
 for c in $(srcgit rev-list --reverse upstream..HEAD); do
 	subject=$(srcgit log -1 --format=%s "$c")
 	grep -qxF -- "$subject" "$patches/fork-only" 2>/dev/null && continue
-	git -C "$src.submission" -c user.name="rdma-core tdshare build" \
-		-c user.email=build@tdshare.invalid cherry-pick "$c" >/dev/null 2>&1 ||
+	git -C "$src.submission" cherry-pick "$c" >/dev/null 2>&1 ||
 		die "\"$subject\" does not apply without the fork-only patches before it"
 done
 
 out=$(realpath -m "$out")
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$src.submission" -c user.name="rdma-core tdshare maintainers" \
-	-c user.email=maintainers@tdshare.invalid format-patch -q --cover-letter --zero-commit --no-signature \
+git -C "$src.submission" format-patch -q --signoff --cover-letter --zero-commit --no-signature \
 	-o "$out" upstream.."$branch"
 subject=$(head -n1 "$cover")
 body=$(tail -n +2 "$cover")

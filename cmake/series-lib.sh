@@ -19,10 +19,18 @@ die() {
 	exit 1
 }
 
-# git in build/src, with an identity for machines that have none
+# git in build/src. Commits keep their authors (git am takes them from the
+# patches) and new ones get the developer's identity. Only on a machine with
+# no identity at all does the tree get a committer that says so; committers
+# never reach patches/ (format-patch writes the author).
 srcgit() {
-	git -C "$src" -c user.name="rdma-core tdshare build" \
-		-c user.email=build@tdshare.invalid -c advice.detachedHead=false "$@"
+	if git -C "$src" config user.email >/dev/null 2>&1; then
+		git -C "$src" -c advice.detachedHead=false "$@"
+	else
+		GIT_COMMITTER_NAME="no git identity" GIT_COMMITTER_EMAIL="" \
+			GIT_AUTHOR_NAME="no git identity" GIT_AUTHOR_EMAIL="" \
+			git -C "$src" -c advice.detachedHead=false "$@"
+	fi
 }
 
 series_list() {

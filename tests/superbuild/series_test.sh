@@ -8,6 +8,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tarball=$("$top/cmake/obtain-upstream.sh") || exit 1
 
+# Every case sees only the git identity it sets (none by default).
+export GIT_CONFIG_GLOBAL=$work/gitconfig GIT_CONFIG_NOSYSTEM=1
+: >"$GIT_CONFIG_GLOBAL"
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+
+submitter() {
+	git config --global user.name "Test Submitter"
+	git config --global user.email submitter@example.org
+}
+
 fail() {
 	echo "FAIL: $*"
 	exit 1
@@ -117,12 +127,35 @@ unexported_work_is_kept)
 	expect_one_line_error "not in patches/" "make export"
 	git -C "$work/src" log -1 --format=%s | grep -q "local work" || fail "local commit was lost"
 	;;
+queue_is_not_a_submission)
+	# the queue carries no Signed-off-by and no made-up identity
+	for p in "$top"/patches/*.patch; do
+		! grep -q '^Signed-off-by:' "$p" || fail "$(basename "$p") carries a Signed-off-by"
+		! grep -qi '\.invalid>' "$p" || fail "$(basename "$p") carries a made-up identity"
+		# the From: header, unfolded
+		sed -n '/^From: /{N;s/\n / /;p;q}' "$p" | grep -q '^From: .* <.*@.*>' ||
+			fail "$(basename "$p") has no author"
+	done
+	echo "ok: $(ls "$top"/patches/*.patch | wc -l) patches without sign-off or made-up identity"
+	;;
+series_needs_identity)
+	# make series with no git identity refuses and says how to set one
+	mkdir -p "$work/patches"
+	cp "$top"/patches/* "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches HOME=$work
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	run "$top/cmake/make-series.sh" "$work/src" "$work/out"
+	expect_one_line_error "git identity" "user.email"
+	[ ! -e "$work/out" ] || fail "wrote a submission without an identity"
+	;;
 submission)
-	# make series: numbered patches without the fork-only ones, and a cover letter
+	# make series: numbered patches without the fork-only ones, signed off
+	# by the submitter, and a cover letter
 	mkdir -p "$work/patches"
 	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
 	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	submitter
 	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || fail "make-series failed"
 	total=$(grep -c . "$work/patches/series")
 	forkonly=$(grep -c . "$work/patches/fork-only")
@@ -134,6 +167,15 @@ submission)
 	! grep -q '\*\*\*' "$letter" || fail "cover letter still has placeholders"
 	! grep -qF -- "$(head -n1 "$work/patches/fork-only")" "$work"/out/*.patch ||
 		fail "a fork-only patch is in the submission"
+	for p in "$work"/out/0*-*.patch; do
+		case $p in *0000-cover-letter.patch) continue ;; esac
+		[ "$(grep -c '^Signed-off-by: ' "$p")" -eq 1 ] &&
+			grep -qxF 'Signed-off-by: Test Submitter <submitter@example.org>' "$p" ||
+			fail "$(basename "$p") is not signed off once by the submitter"
+	done
+	grep -q '^From: Test Submitter <submitter@example.org>$' "$letter" ||
+		fail "the cover letter is not from the submitter"
+	! grep -qi 'tdshare' "$work"/out/*.patch || fail "the fork's name or version tag is in the submission"
 	git -C "$work/src" worktree list | grep -q submission && fail "temporary worktree left behind"
 	echo "ok: cover letter + $((n - 1)) patches"
 	;;
