@@ -17,7 +17,9 @@ out=$(timeout -k 2 60 "$emu" run $opts -- bash -c "
 	'$bin/ibv_rc_pingpong' -e -n 100000000 -p $port localhost >/dev/null 2>&1 & c=\$!
 	for i in \$(seq 100); do
 		sleep 0.2
-		[ \$('$emu' stat --machine | grep -c '^ring .*count=[1-9]') -ge 2 ] && break
+		# both QPs have rung (the two ends are not equally quick under load)
+		[ \$('$emu' stat --machine | sed -n 's/^ring .*qpn=\\(0x[0-9a-f]*\\) count=[1-9].*/\\1/p' |
+			sort -u | wc -l) -ge 2 ] && break
 	done
 	sleep 1.2 # the records are refreshed once a second
 	'$emu' stat --machine
