@@ -59,20 +59,27 @@ static void to_state(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	assert_int_equal(ibv_modify_qp(qp, a, mask), 0);
 }
 
-/* one RC QP on a TD, connected to itself */
-static void loop_open(struct loop *l)
+/* an RC QP on the TD's parent domain; NULL: errno */
+static struct ibv_qp *td_qp(struct loop *l)
 {
-	struct ibv_parent_domain_init_attr pa = {};
 	struct ibv_qp_init_attr qa = {
+		.send_cq = l->cq,
+		.recv_cq = l->cq,
 		.cap = { .max_send_wr = 8,
 			 .max_recv_wr = 8,
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
+
+	return ibv_create_qp(l->pad, &qa);
+}
+
+/* context, PD, TD, parent domain and CQ; the QP on them (NULL: errno) */
+static struct ibv_qp *loop_td(struct loop *l)
+{
+	struct ibv_parent_domain_init_attr pa = {};
 	struct ibv_td_init_attr ta = {};
-	struct ibv_port_attr port;
-	struct ibv_qp_attr a;
 
 	memset(l, 0, sizeof(*l));
 	l->ctx = emu_test_open();
@@ -86,8 +93,16 @@ static void loop_open(struct loop *l)
 	assert_non_null(l->pad);
 	l->cq = ibv_create_cq(l->ctx, 16, NULL, NULL, 0);
 	assert_non_null(l->cq);
-	qa.send_cq = qa.recv_cq = l->cq;
-	l->qp = ibv_create_qp(l->pad, &qa);
+	return td_qp(l);
+}
+
+/* one RC QP on a TD, connected to itself */
+static void loop_open(struct loop *l)
+{
+	struct ibv_port_attr port;
+	struct ibv_qp_attr a;
+
+	l->qp = loop_td(l);
 	assert_non_null(l->qp);
 	l->mr = ibv_reg_mr(l->pd, l->buf, sizeof(l->buf),
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -250,39 +265,18 @@ static void bypassed_cycles(void **state)
 static void bypassed_limit(void **state)
 {
 	struct emu_test_stat *st = malloc(sizeof(*st));
-	struct ibv_parent_domain_init_attr pa = {};
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 8,
-			 .max_recv_wr = 8,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-	struct ibv_td_init_attr ta = {};
-	struct loop l = {};
+	struct loop l;
 
 	(void)state;
 	assert_non_null(st);
-	l.ctx = emu_test_open();
-	l.pd = ibv_alloc_pd(l.ctx);
-	assert_non_null(l.pd);
-	l.td = ibv_alloc_td(l.ctx, &ta);
-	assert_non_null(l.td);
-	pa.pd = l.pd;
-	pa.td = l.td;
-	l.pad = ibv_alloc_parent_domain(l.ctx, &pa);
-	assert_non_null(l.pad);
-	l.cq = ibv_create_cq(l.ctx, 16, NULL, NULL, 0);
-	assert_non_null(l.cq);
-	qa.send_cq = qa.recv_cq = l.cq;
-	assert_null(ibv_create_qp(l.pad, &qa));
+	assert_null(loop_td(&l));
 	assert_int_equal(errno, EINVAL);
 	emu_test_read_stat(st);
 	assert_int_equal(st->refused, 1);
 	assert_string_equal(st->last_refused, "mmap_alloc_wc:ENOMEM");
 	assert_int_equal(emu_test_count_pages(st, st->last_ctx, "alloc_wc"), 0);
 	/* asking again counts no second refusal */
-	assert_null(ibv_create_qp(l.pad, &qa));
+	assert_null(td_qp(&l));
 	emu_test_read_stat(st);
 	assert_int_equal(st->refused, 1);
 	assert_int_equal(ibv_destroy_cq(l.cq), 0);
