@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,10 @@ static ssize_t (*real_readlink)(const char *path, char *buf, size_t len);
 static ssize_t (*real_readlinkat)(int dirfd, const char *path, char *buf,
 				  size_t len);
 static char *(*real_realpath)(const char *path, char *resolved);
+static ssize_t (*real_getxattr)(const char *path, const char *name, void *val,
+				size_t len);
+static ssize_t (*real_lgetxattr)(const char *path, const char *name, void *val,
+				 size_t len);
 static int (*real_faccessat)(int dirfd, const char *path, int mode, int flags);
 static int (*real_bind)(int fd, const struct sockaddr *addr, socklen_t len);
 static int (*real_getsockname)(int fd, struct sockaddr *addr, socklen_t *len);
@@ -88,6 +93,8 @@ void emu_libc_init(void)
 	real_readlink = next("readlink");
 	real_readlinkat = next("readlinkat");
 	real_realpath = next("realpath");
+	real_getxattr = next("getxattr");
+	real_lgetxattr = next("lgetxattr");
 	real_faccessat = next("faccessat");
 	real_bind = next("bind");
 	real_getsockname = next("getsockname");
@@ -747,6 +754,25 @@ ssize_t readlinkat(int dirfd, const char *path, char *out, size_t len)
 	emu_libc_init();
 	return real_readlinkat(dirfd, emu_sysfs_path(path, buf, sizeof(buf)),
 			       out, len);
+}
+
+/* ls -l asks for the security label of each entry */
+ssize_t getxattr(const char *path, const char *name, void *val, size_t len)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_getxattr(emu_sysfs_path(path, buf, sizeof(buf)), name, val,
+			     len);
+}
+
+ssize_t lgetxattr(const char *path, const char *name, void *val, size_t len)
+{
+	char buf[PATH_MAX];
+
+	emu_libc_init();
+	return real_lgetxattr(emu_sysfs_path(path, buf, sizeof(buf)), name, val,
+			      len);
 }
 
 /* The tree's symlinks resolve inside it; the answer is shown under /sys. */

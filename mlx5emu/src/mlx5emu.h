@@ -463,6 +463,7 @@ int emu_cmd_query_port(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_alloc_pd(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_dealloc_pd(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_rereg_mr(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_dereg_mr(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_create_comp_channel(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c);

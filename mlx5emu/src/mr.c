@@ -38,6 +38,19 @@ static int check_mapped(uint64_t start, uint64_t length)
 	return 0;
 }
 
+/* ib_check_mr_access(), then what this device lacks (ODP, zero-based, MW) */
+static int check_access(uint32_t access)
+{
+	if ((access & (IB_UVERBS_ACCESS_REMOTE_WRITE |
+		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & ~EMU_MR_SUPPORTED_ACCESS &
+	    ~((uint32_t)IB_UVERBS_ACCESS_OPTIONAL_RANGE))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
 {
 	const struct ib_uverbs_reg_mr *req = c->req;
@@ -49,15 +62,9 @@ int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	struct emu_mr *mr;
 	int ret;
 
-	/* ib_check_mr_access() */
-	if ((access & (IB_UVERBS_ACCESS_REMOTE_WRITE |
-		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
-		return -EINVAL;
-	/* ODP, zero-based, MW bind: a device without those features */
-	if (access & ~EMU_MR_SUPPORTED_ACCESS &
-	    ~((uint32_t)IB_UVERBS_ACCESS_OPTIONAL_RANGE))
-		return -EOPNOTSUPP;
+	ret = check_access(access);
+	if (ret)
+		return ret;
 	if ((req->start & 0xfff) != (req->hca_va & 0xfff) || !req->length)
 		return -EINVAL;
 	pd = emu_uobj_get(ctx, req->pd_handle, EMU_OBJ_PD);
@@ -111,6 +118,70 @@ err_key:
 err_free:
 	free(mr);
 	return ret;
+}
+
+/* IB_MR_REREG_TRANS, _PD, _ACCESS of the kernel's ib_verbs.h */
+#define REREG_TRANS 1U
+#define REREG_PD 2U
+#define REREG_ACCESS 4U
+
+/*
+ * REREG_MR, as mlx5_ib does it in place: same keys, new translation, PD or
+ * access. The NIC re-reads the MR for the next WQE.
+ */
+int emu_cmd_rereg_mr(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_rereg_mr *req = c->req;
+	struct emu_mr *mr = emu_uobj_get(ctx, req->mr_handle, EMU_OBJ_MR);
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct emu_device *dev = ctx->dev;
+	struct emu_pd *pd = NULL;
+	uint32_t flags = req->flags;
+	int ret;
+
+	if (!mr || !flags || flags & ~(REREG_TRANS | REREG_PD | REREG_ACCESS))
+		return -EINVAL;
+	if (flags & REREG_TRANS) {
+		if (!req->start || !req->hca_va || !req->length ||
+		    (req->start & 0xfff) != (req->hca_va & 0xfff))
+			return -EINVAL;
+		ret = check_mapped(req->start, req->length);
+		if (ret)
+			return ret;
+	}
+	if (flags & REREG_ACCESS) {
+		ret = check_access(req->access_flags);
+		if (ret)
+			return ret;
+	}
+	if (flags & REREG_PD) {
+		pd = emu_uobj_get(ctx, req->pd_handle, EMU_OBJ_PD);
+		if (!pd)
+			return -EINVAL;
+	}
+
+	pthread_mutex_lock(&dev->lock);
+	if (flags & REREG_TRANS) {
+		mr->start = req->start;
+		mr->length = req->length;
+		mr->iova = req->hca_va;
+	}
+	if (flags & REREG_ACCESS)
+		mr->access = req->access_flags;
+	if (pd) {
+		mr->pd->uobj.usecnt--;
+		pd->uobj.usecnt++;
+		mr->pd = pd;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	/* drops the NIC's cached translations, as for a destroyed MR */
+	emu_nic_mr_destroy(mr);
+	emu_trace("ctx%u REREG_MR key 0x%x flags 0x%x", ctx->id, mr->lkey,
+		  flags);
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	memcpy(c->resp, &resp, sizeof(resp));
+	return 0;
 }
 
 int emu_mr_destroy(struct emu_mr *mr)

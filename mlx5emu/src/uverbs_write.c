@@ -38,6 +38,8 @@ static const struct emu_write_method write_methods[] = {
 						   struct ib_uverbs_dealloc_pd) },
 	W(REG_MR, emu_cmd_reg_mr, ib_uverbs_reg_mr,
 	  sizeof(struct ib_uverbs_reg_mr_resp)),
+	W(REREG_MR, emu_cmd_rereg_mr, ib_uverbs_rereg_mr,
+	  sizeof(struct ib_uverbs_rereg_mr_resp)),
 	[IB_USER_VERBS_CMD_DEREG_MR] = { .handler = emu_cmd_dereg_mr,
 					 .req_size = sizeof(
 						 struct ib_uverbs_dereg_mr) },

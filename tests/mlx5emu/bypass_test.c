@@ -59,20 +59,27 @@ static void to_state(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	assert_int_equal(ibv_modify_qp(qp, a, mask), 0);
 }
 
-/* one RC QP on a TD, connected to itself */
-static void loop_open(struct loop *l)
+/* an RC QP on the TD's parent domain; NULL: errno */
+static struct ibv_qp *td_qp(struct loop *l)
 {
-	struct ibv_parent_domain_init_attr pa = {};
 	struct ibv_qp_init_attr qa = {
+		.send_cq = l->cq,
+		.recv_cq = l->cq,
 		.cap = { .max_send_wr = 8,
 			 .max_recv_wr = 8,
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
+
+	return ibv_create_qp(l->pad, &qa);
+}
+
+/* context, PD, TD, parent domain and CQ; the QP on them (NULL: errno) */
+static struct ibv_qp *loop_td(struct loop *l)
+{
+	struct ibv_parent_domain_init_attr pa = {};
 	struct ibv_td_init_attr ta = {};
-	struct ibv_port_attr port;
-	struct ibv_qp_attr a;
 
 	memset(l, 0, sizeof(*l));
 	l->ctx = emu_test_open();
@@ -86,8 +93,16 @@ static void loop_open(struct loop *l)
 	assert_non_null(l->pad);
 	l->cq = ibv_create_cq(l->ctx, 16, NULL, NULL, 0);
 	assert_non_null(l->cq);
-	qa.send_cq = qa.recv_cq = l->cq;
-	l->qp = ibv_create_qp(l->pad, &qa);
+	return td_qp(l);
+}
+
+/* one RC QP on a TD, connected to itself */
+static void loop_open(struct loop *l)
+{
+	struct ibv_port_attr port;
+	struct ibv_qp_attr a;
+
+	l->qp = loop_td(l);
 	assert_non_null(l->qp);
 	l->mr = ibv_reg_mr(l->pd, l->buf, sizeof(l->buf),
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -242,12 +257,47 @@ static void bypassed_cycles(void **state)
 	assert_true(raw_unmaps > 0);
 }
 
-int main(void)
+/*
+ * --uar=static --uar-limit=8: the context's 8 static pages are all it may
+ * hold. The TD's ALLOC_WC mmap succeeds behind our back (the kernel would
+ * have refused it), so the refusal surfaces at the TD's first QP.
+ */
+static void bypassed_limit(void **state)
+{
+	struct emu_test_stat *st = malloc(sizeof(*st));
+	struct loop l;
+
+	(void)state;
+	assert_non_null(st);
+	assert_null(loop_td(&l));
+	assert_int_equal(errno, EINVAL);
+	emu_test_read_stat(st);
+	assert_int_equal(st->refused, 1);
+	assert_string_equal(st->last_refused, "mmap_alloc_wc:ENOMEM");
+	assert_int_equal(emu_test_count_pages(st, st->last_ctx, "alloc_wc"), 0);
+	/* asking again counts no second refusal */
+	assert_null(td_qp(&l));
+	emu_test_read_stat(st);
+	assert_int_equal(st->refused, 1);
+	assert_int_equal(ibv_destroy_cq(l.cq), 0);
+	assert_int_equal(ibv_dealloc_pd(l.pad), 0);
+	assert_int_equal(ibv_dealloc_td(l.td), 0);
+	assert_int_equal(ibv_dealloc_pd(l.pd), 0);
+	assert_int_equal(ibv_close_device(l.ctx), 0);
+	free(st);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bypassed_maps),
 		cmocka_unit_test(bypassed_cycles),
 	};
+	const struct CMUnitTest limit[] = {
+		cmocka_unit_test(bypassed_limit),
+	};
 
+	if (argc > 1 && !strcmp(argv[1], "limit"))
+		return cmocka_run_group_tests(limit, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

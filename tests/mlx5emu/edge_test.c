@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -100,6 +101,10 @@ static void sysfs_layout(void **state)
 	assert_true(S_ISLNK(st.st_mode));
 	assert_int_equal(
 		access("/sys/class/infiniband/mlx5_0/ports/1/lid", R_OK), 0);
+	/* ls -l reads the label; an ENOENT here would be a missing entry */
+	assert_true(lgetxattr("/sys/class/infiniband/mlx5_0",
+			      "security.selinux", buf, sizeof(buf)) >= 0 ||
+		    errno != ENOENT);
 	/* only the emulated names are shadowed */
 	assert_int_equal(stat("/sys/class/infiniband_mad_x", &st), -1);
 	assert_int_equal(errno, ENOENT);
