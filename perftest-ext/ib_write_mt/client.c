@@ -61,7 +61,8 @@ struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
 	c->o = o;
 	c->oob.timeout_ms = o->peer_timeout * 1000;
 	ret = wmt_oob_connect(&c->oob, o->server, o->tcp_port,
-			      o->connect_timeout);
+			      o->connect_timeout ? o->connect_timeout :
+						   WMT_CLIENT_CONNECT_TIMEOUT);
 	if (!ret)
 		ret = wmt_oob_send(&c->oob, OOB_HELLO, hello,
 				   wmt_hello_build(hello, sizeof(hello),

@@ -95,7 +95,7 @@ struct wmt_options {
 	enum wmt_role role;
 	bool role_from_launcher;
 	const char *server;
-	unsigned int connect_timeout; /* seconds */
+	unsigned int connect_timeout; /* seconds; 0: client 10, server forever */
 	unsigned int peer_timeout; /* seconds */
 	bool out_json;
 	const char *json_file;

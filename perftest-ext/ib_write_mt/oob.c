@@ -164,10 +164,12 @@ int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
 	int one = 1, ret;
 
 	oob->fd = -1;
-	ret = poll(&pfd, 1, timeout_s * 1000);
+	do
+		ret = poll(&pfd, 1, timeout_s ? (int)timeout_s * 1000 : -1);
+	while (ret < 0 && errno == EINTR);
 	if (ret <= 0) {
 		snprintf(oob->err, sizeof(oob->err),
-			 "no client within %u s (--peer-timeout)%s%s",
+			 "no client within %u s (--connect-timeout)%s%s",
 			 timeout_s, ret ? ": " : "",
 			 ret ? strerror(errno) : "");
 		return WMT_EXIT_TIMEOUT;

@@ -37,6 +37,8 @@
 #define WMT_OOB_VERSION 1
 #define WMT_OOB_MAX_PAYLOAD (1u << 20)
 #define WMT_OOB_MSG_LEN 160
+/* seconds a client retries connecting unless --connect-timeout says */
+#define WMT_CLIENT_CONNECT_TIMEOUT 10
 
 enum wmt_oob_type {
 	OOB_HELLO = 1,
@@ -72,6 +74,7 @@ struct wmt_oob {
 int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 		    unsigned int timeout_s);
 int wmt_oob_listen(unsigned int port, int *lfd, char *err, size_t errlen);
+/* waits timeout_s for a client (0: for ever) */
 int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s);
 void wmt_oob_close(struct wmt_oob *oob);
 

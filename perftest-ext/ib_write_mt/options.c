@@ -394,7 +394,6 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	o->inline_size = 220;
 	o->blueflame = true;
 	o->pin = true;
-	o->connect_timeout = 10;
 	o->peer_timeout = 30;
 	optind = 1;
 	o->role = ROLE_SERVER;

@@ -267,7 +267,7 @@ int wmt_server_main(const struct wmt_options *o, struct ibv_device *dev)
 	       o->tcp_port);
 	s.oob.peer = "the client";
 	s.oob.timeout_ms = o->peer_timeout * 1000;
-	ret = wmt_oob_accept(&s.oob, lfd, o->peer_timeout);
+	ret = wmt_oob_accept(&s.oob, lfd, o->connect_timeout);
 	close(lfd);
 	if (!ret)
 		ret = serve(&s);

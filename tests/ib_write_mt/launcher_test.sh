@@ -8,7 +8,7 @@ launcher=$1
 port=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-args=(--threads=2 -n 200 --endpoints=dynamic,mpi+threads -p "$port")
+args=(--threads=2 -n 200 --endpoints=dynamic,mpi+threads -p "$port" --connect-timeout=60)
 
 case $launcher in
 mpirun)

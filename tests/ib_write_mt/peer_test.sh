@@ -38,7 +38,7 @@ expect() {
 }
 
 wmt=("$IB_WRITE_MT" --threads=2 -n 200 --endpoints=dynamic)
-client=("${wmt[@]}" --connect-timeout=10 --peer-timeout=10 -p "$port" 127.0.0.1)
+client=("${wmt[@]}" --connect-timeout=30 --peer-timeout=30 -p "$port" 127.0.0.1)
 server=("${wmt[@]}" -p "$port")
 fake=(python3 "$here/fake_peer.py")
 
@@ -109,8 +109,8 @@ server-silent-peer)
 	expect fake 0 ""
 	;;
 server-no-client)
-	start server "${server[@]}" --peer-timeout=1
-	expect server 8 "no client within 1 s (--peer-timeout)"
+	start server "${server[@]}" --connect-timeout=1
+	expect server 8 "no client within 1 s (--connect-timeout)"
 	;;
 server-disconnect)
 	start server "${server[@]}"
