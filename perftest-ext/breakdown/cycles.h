@@ -5,6 +5,10 @@
  *   x86-64:  rdtscp (waits for what precedes) then lfence (holds back what
  *            follows); the TSC is invariant on current CPUs;
  *   aarch64: isb, cntvct_el0, isb (the generic timer's virtual count).
+ * Before either, the stores already issued are drained (mfence; dsb sy): a
+ * stamp takes tens of cycles, and without that a step's stores would
+ * complete during the next stamp, so that a later barrier looks free and the
+ * timed steps add up to less than the post.
  * Ticks become ns through a frequency calibrated against CLOCK_MONOTONIC_RAW.
  */
 #ifndef BD_CYCLES_H
@@ -17,22 +21,25 @@ static inline uint64_t bd_stamp(void)
 {
 	uint32_t lo, hi, aux;
 
-	asm volatile("rdtscp\n\tlfence"
+	asm volatile("mfence\n\trdtscp\n\tlfence"
 		     : "=a"(lo), "=d"(hi), "=c"(aux)
 		     :
 		     : "memory");
 	return ((uint64_t)hi << 32) | lo;
 }
-#define BD_TIMER_NAME "rdtscp+lfence (TSC)"
+#define BD_TIMER_NAME "mfence+rdtscp+lfence (TSC)"
 #elif defined(__aarch64__)
 static inline uint64_t bd_stamp(void)
 {
 	uint64_t v;
 
-	asm volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+	asm volatile("dsb sy\n\tisb\n\tmrs %0, cntvct_el0\n\tisb"
+		     : "=r"(v)
+		     :
+		     : "memory");
 	return v;
 }
-#define BD_TIMER_NAME "isb+cntvct_el0+isb (generic timer)"
+#define BD_TIMER_NAME "dsb+isb+cntvct_el0+isb (generic timer)"
 #else
 #error "ib_write_breakdown: no cycle counter for this architecture"
 #endif

@@ -62,9 +62,9 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 	for (k = 0; k < BD_NPATHS; k++)
 		stats_row(f, bd_path_label[k], &r->path[k]);
 	fprintf(f,
-		"  timed steps vs untimed post: %+.1f%% (medians), %+.1f%% (means; the stamps\n"
-		"  hide part of the post's memory stalls, which misc as the rest keeps)\n",
-		100 * r->agreement_median, 100 * r->agreement);
+		"  timed steps vs untimed post: %+.1f%% (means), %+.1f%% (medians, which the\n"
+		"  timer's coarse steps move)\n",
+		100 * r->agreement, 100 * r->agreement_median);
 }
 
 static void text_model(FILE *f, const struct bd_model *m)

@@ -19,13 +19,13 @@
 
 #include "measure.h"
 
-#define TRIES 8
+#define TRIES 12
 /* the chain's empty interval estimates the stamps' cost: a step that costs
  * nothing (x86's compiler barrier) comes out a fraction of a ns either side
  * of zero; a stamp counted twice would be ~25 ns off */
 #define STAMP_JITTER_NS 1.0
 
-static const struct bd_measure_opts opts = { .iters = 10000,
+static const struct bd_measure_opts opts = { .iters = 8000,
 					     .signal_every = 16 };
 
 static void assert_stats_sane(const char *what, const struct bd_stats *s)
