@@ -169,7 +169,8 @@ section "the way back: Debian's versions with apt install --allow-downgrades"
 back=()
 for p in $ours; do
 	v=$(awk -v p="$p" '$1 == p { print $2 }' "$out/before.txt")
-	if [ -n "$v" ]; then back+=("$p=$v"); else back+=("$p-"); fi
+	# Debian's version where Debian had it installed, else purged
+	if [ -n "$v" ]; then back+=("$p=$v"); else back+=("${p}_"); fi
 done
 echo "apt-get install --allow-downgrades ${back[*]}"
 in_root apt-get install -y -qq --allow-downgrades --no-install-recommends \
@@ -180,8 +181,12 @@ in_root apt-get install -y -qq --allow-downgrades --no-install-recommends \
 in_root apt-get autoremove -y -qq >/dev/null
 installed_versions >"$out/restored.txt"
 join <(echo "$ours") "$out/restored.txt" | sed 's/^/  restored: /'
-left=$(grep tdshare "$out/restored.txt" || true)
-[ -z "$left" ] || die "still installed after the restore: $left"
+left=$(in_root dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' |
+	grep tdshare || true)
+[ -z "$left" ] || die "still in dpkg's database after the restore: $left"
+for f in /usr/lib/mlx5emu /usr/bin/mlx5emu /usr/bin/ib_write_mt; do
+	[ ! -e "$root$f" ] || die "$f is still there after the restore"
+done
 missing=$(comm -23 "$out/before.txt" "$out/restored.txt")
 [ -z "$missing" ] || die "not as before the install: $missing"
 in_root ibv_devices >/dev/null 2>&1 || true
