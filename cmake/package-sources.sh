@@ -2,7 +2,8 @@
 # start from, written into $out (build/packages):
 #   rdma-core_<version>.orig.tar.gz          the pinned upstream tarball
 #   rdma-core_<version>.orig-tdshare.tar.gz  our components (tdshare/), built
-#                                            by packaging/components.cmake
+#                                            by packaging/components.cmake,
+#                                            and their manual pages (man/)
 # <version> is the fork's upstream version (65.0.tdshare1), which the series
 # gives the libraries and debian/changelog repeats (tests/packaging checks).
 src=${src:-build/src}
@@ -33,6 +34,7 @@ make_sources() {
 		cp -p "$top/$f" "$stage/tdshare/$f"
 	done
 	cp "$top/packaging/components.cmake" "$stage/tdshare/CMakeLists.txt"
+	cp -r "$top/packaging/man" "$stage/tdshare/man"
 	# same content, same bytes: a rebuild does not change the checksums
 	mtime=$(git -C "$top" log -1 --format=@%ct 2>/dev/null || echo @0)
 	tar -C "$stage" --sort=name --mtime="$mtime" --owner=0 --group=0 \

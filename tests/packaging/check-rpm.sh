@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail=0
 
 echo "=== rpmlint"
-rpmlint "$out"/*.rpm >"$out/rpmlint.txt" 2>&1 || true
+top=$(cd "$here/../.." && pwd)
+rpmlint -r "$top/redhat/rdma-core.rpmlintrc" "$out"/*.rpm >"$out/rpmlint.txt" 2>&1 || true
 tail -n 1 "$out/rpmlint.txt"
 if grep -q ': E: ' "$out/rpmlint.txt"; then
 	grep ': E: ' "$out/rpmlint.txt" | sed 's/^/FAIL: /'

@@ -34,7 +34,7 @@ SPLIT = {
     "ibverbs-utils": ["libibverbs-utils"],
     "libibverbs-dev": ["rdma-core-devel"],
     "libibumad-dev": ["rdma-core-devel"],
-    "librdmacm-dev": ["rdma-core-devel"],
+    "librdmacm-dev": ["rdma-core-devel", "librdmacm"],  # rsocket.7
     "libibmad-dev": ["rdma-core-devel"],
     "libibnetdisc-dev": ["rdma-core-devel"],
     "libibumad3": ["libibumad"],
@@ -51,6 +51,9 @@ SPLIT = {
 
 # Fedora path prefix -> Debian path prefix, first match wins
 PATHS = [
+    # the launcher looks for its preload library in <prefix>/lib/mlx5emu
+    # first (Debian), then in the libdir compiled in (Fedora: lib64)
+    (r"^/usr/lib64/mlx5emu/", "/usr/lib/mlx5emu/"),
     (r"^/usr/lib64/python3\.[0-9]+/site-packages/", "/usr/lib/python3/dist-packages/"),
     (r"^/usr/lib64/", "/usr/lib/%s/" % MA),
     (r"^/usr/lib/systemd/", "/lib/systemd/"),
@@ -60,10 +63,13 @@ PATHS = [
     (r"^(/usr/sbin/.*)\.(pl|sh)$", r"\1"),
 ]
 # Files the distributions place their own way, or that only one has:
-# documentation, rpm's build-id links, Debian's lintian overrides, the
-# sysvinit script Debian keeps for iwpmd, RHEL-only helpers.
-IGNORED = re.compile(r"^(/usr/share/doc/|/usr/lib/\.build-id/|/usr/share/lintian/"
-                     r"|/etc/init\.d/|/usr/sbin/run_srp_daemon$)")
+# documentation and licences, rpm's build-id links, Debian's lintian
+# overrides, the sysvinit script Debian keeps for iwpmd, Debian's
+# srptools.service alias, RHEL-only helpers, and the static libraries
+# (Fedora builds them only --with static).
+IGNORED = re.compile(r"^(/usr/lib/[^/]+/lib[^/]+\.a$|/usr/share/doc/|/usr/share/licenses/|/usr/lib/\.build-id/"
+                     r"|/usr/share/lintian/|/etc/init\.d/|/usr/sbin/run_srp_daemon$"
+                     r"|/lib/systemd/system/srptools\.service$)")
 
 
 def debian_path(path):
@@ -150,7 +156,8 @@ def main():
             if m:
                 provided.setdefault(m.group(1), rpm)
     shipped = {os.path.basename(f): d for d, fs in deb_files.items() for f in fs
-               if re.search(r"/lib[^/]+\.so\.[0-9]+$", f) and "/libibverbs/" not in f}
+               if re.search(r"/lib[^/]+\.so\.[0-9]+$", f)
+               and not re.search(r"/(libibverbs|rsocket)/", f)}  # dlopen/LD_PRELOAD
     for so, deb in sorted(shipped.items()):
         if so not in provided:
             fail.append("%s (in %s) is provided by no RPM" % (so, deb))

@@ -12,10 +12,13 @@ if ! ls "$dir"/*.deb >/dev/null 2>&1; then
 	names=$(for d in "$out"/*.deb; do dpkg-deb -f "$d" Package; done | sort -u)
 	want=()
 	for p in $names; do
-		# only packages that Debian builds from rdma-core
-		src=$(apt-cache show --no-all-versions "$p" 2>/dev/null |
-			sed -n 's/^Source: \([^ ]*\).*/\1/p' | head -n1)
-		[ "$src" = rdma-core ] && want+=("$p")
+		# only packages that Debian builds from rdma-core (no Source:
+		# field means the source has the package's name)
+		info=$(apt-cache show --no-all-versions "$p" 2>/dev/null || true)
+		[ -n "$info" ] || continue
+		src=$(sed -n 's/^Source: \([^ ]*\).*/\1/p' <<<"$info" | head -n1)
+		src=${src:-$p}
+		if [ "$src" = rdma-core ]; then want+=("$p"); fi
 	done
 	[ ${#want[@]} -gt 0 ] || { echo "error: apt knows none of Debian's rdma-core packages (apt-get update?)" >&2; exit 1; }
 	(cd "$dir" && apt-get download -q "${want[@]}" >/dev/null 2>&1) || {

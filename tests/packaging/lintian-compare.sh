@@ -11,13 +11,13 @@ version=$(lintian --print-version)
 
 # "E|W tag" lines of lintian's report on some packages
 tags() {
-	lintian --no-tag-display-limit "$@" 2>/dev/null |
+	lintian --tag-display-limit 0 "$@" 2>/dev/null |
 		awk -F': ' '/^[EW]: / { split($3, t, " "); print $1, t[1] }' | sort -u || true
 }
 
 cache=$ref/lintian-$version.tags
 [ -f "$cache" ] || tags "$ref"/*.deb >"$cache"
-lintian --no-tag-display-limit "$out"/*.deb >"$out/lintian.txt" 2>&1 || true
+lintian --tag-display-limit 0 "$out"/*.deb >"$out/lintian.txt" 2>&1 || true
 awk -F': ' '/^[EW]: / { split($3, t, " "); print $1, t[1] }' "$out/lintian.txt" |
 	sort -u >"$out/lintian.tags"
 
