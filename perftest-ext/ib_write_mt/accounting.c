@@ -23,10 +23,11 @@ int wmt_maps_snapshot(struct wmt_maps *s)
 	while (fgets(line, sizeof(line), f)) {
 		struct wmt_mapping m = {};
 		unsigned long start, end, off, ino;
+		char perms[8];
 		int pos = 0;
 
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu %n", &start, &end,
-			   &off, &ino, &pos) < 4)
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu %n", &start, &end,
+			   perms, &off, &ino, &pos) < 5)
 			continue;
 		if (s->n == cap) {
 			void *p = realloc(s->m, (cap ? cap * 2 : 256) *
@@ -44,6 +45,7 @@ int wmt_maps_snapshot(struct wmt_maps *s)
 		m.end = end;
 		m.offset = off;
 		m.inode = ino;
+		m.writable = perms[1] == 'w';
 		if (pos)
 			snprintf(m.path, sizeof(m.path), "%.*s",
 				 (int)strcspn(line + pos, "\n"), line + pos);
@@ -101,7 +103,11 @@ unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 		if (strncmp(m->path, path, strlen(path)) ||
 		    in_snapshot(before, m))
 			continue;
-		if (clock && clock >= m->start && clock < m->end)
+		/*
+		 * Doorbell pages are mapped writable; the read-only ones are
+		 * the clock pages (core clock, clock info), not UARs.
+		 */
+		if (!m->writable || (clock && clock >= m->start && clock < m->end))
 			continue;
 		(*mappings)++;
 		/* one key per 4 KB page of the device file: aliases fold */

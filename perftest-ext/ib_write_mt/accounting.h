@@ -14,6 +14,7 @@
 #ifndef WMT_ACCOUNTING_H
 #define WMT_ACCOUNTING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ struct wmt_mapping {
 	uintptr_t start, end;
 	uint64_t offset;
 	uint64_t inode;
+	bool writable;
 	char path[96];
 };
 
