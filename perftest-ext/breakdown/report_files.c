@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* JSON and CSV output, through perftest-ext's shared writers. */
 #include <errno.h>
-#include <string.h>
 
 #include "csv_writer.h"
 #include "json_writer.h"
+#include "output_file.h"
 #include "report.h"
 #include "whatif.h"
 
-static FILE *open_out(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		fprintf(stderr, "ib_write_breakdown: %s: %s\n", path,
-			strerror(errno));
-	return f;
-}
-
-static int close_out(FILE *f, const char *path, int ret)
-{
-	if (fclose(f) || ret) {
-		fprintf(stderr, "ib_write_breakdown: writing %s failed\n",
-			path);
-		return -EIO;
-	}
-	return 0;
-}
+static const char tool[] = "ib_write_breakdown";
 
 static void json_stats(struct json_writer *w, const char *name,
 		       const char *label, const struct bd_stats *s)
@@ -106,7 +88,7 @@ int bd_report_json(const char *path, const struct bd_report *r)
 {
 	const struct bd_model *m = r->model;
 	struct json_writer w;
-	FILE *f = open_out(path);
+	FILE *f = output_open(tool, path);
 	int c;
 
 	if (!f)
@@ -140,7 +122,7 @@ int bd_report_json(const char *path, const struct bd_report *r)
 	if (r->what_if)
 		json_what_if(&w, m);
 	json_end_object(&w);
-	return close_out(f, path, json_finish(&w));
+	return output_close(tool, path, f, json_finish(&w)) ? -EIO : 0;
 }
 
 static void csv_row(struct csv_writer *w, const char *section, const char *name,
@@ -176,7 +158,7 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 					    "p95_ns",	 "n",	  "source" };
 	const struct bd_model *m = r->model;
 	struct csv_writer w;
-	FILE *f = open_out(path);
+	FILE *f = output_open(tool, path);
 	unsigned int i;
 	int k;
 
@@ -206,5 +188,5 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 	csv_value(&w, "model", "llp_latency", bd_llp_latency(m), "model");
 	csv_value(&w, "model", "end_to_end", bd_end_to_end(m), "model");
 	csv_value(&w, "model", "gen_completion", bd_gen_completion(m), "model");
-	return close_out(f, path, csv_finish(&w));
+	return output_close(tool, path, f, csv_finish(&w)) ? -EIO : 0;
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* --out_json and --csv */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "csv_writer.h"
 #include "json_writer.h"
+#include "output_file.h"
 #include "report.h"
+
+static const char tool[] = "ib_write_mt";
 
 static const char *status_name(const struct wmt_row *r)
 {
@@ -89,31 +90,12 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_end_object(w);
 }
 
-static FILE *open_output(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		fprintf(stderr, "ib_write_mt: %s: %s\n", path, strerror(errno));
-	return f;
-}
-
-/* closes f; the exit code of the whole file */
-static int close_output(const char *path, FILE *f, int ret)
-{
-	if (fclose(f) || ret) {
-		fprintf(stderr, "ib_write_mt: writing %s failed\n", path);
-		return WMT_EXIT_OUTPUT;
-	}
-	return 0;
-}
-
 int wmt_report_json(const char *path, const struct wmt_options *o,
 		    const struct wmt_row *rows, unsigned int n)
 {
 	struct json_writer w;
 	unsigned int i;
-	FILE *f = open_output(path);
+	FILE *f = output_open(tool, path);
 
 	if (!f)
 		return WMT_EXIT_OUTPUT;
@@ -138,7 +120,9 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 		json_row(&w, &rows[i]);
 	json_end_array(&w);
 	json_end_object(&w);
-	return close_output(path, f, json_finish(&w));
+	if (output_close(tool, path, f, json_finish(&w)))
+		return WMT_EXIT_OUTPUT;
+	return 0;
 }
 
 static const char *const csv_columns[] = {
@@ -179,7 +163,7 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 {
 	struct csv_writer w;
 	unsigned int i;
-	FILE *f = open_output(path);
+	FILE *f = output_open(tool, path);
 
 	if (!f)
 		return WMT_EXIT_OUTPUT;
@@ -229,5 +213,7 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_string(&w, r->reason);
 		csv_end_row(&w);
 	}
-	return close_output(path, f, csv_finish(&w));
+	if (output_close(tool, path, f, csv_finish(&w)))
+		return WMT_EXIT_OUTPUT;
+	return 0;
 }

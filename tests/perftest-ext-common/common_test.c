@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* perftest-ext/common: the JSON and CSV writers and the gnuplot driver. */
+/*
+ * perftest-ext/common: the JSON and CSV writers, the result files and the
+ * gnuplot driver.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 
 #include "csv_writer.h"
 #include "json_writer.h"
+#include "output_file.h"
 #include "plot.h"
 
 /* what a writer produced, as a string (freed by the caller) */
@@ -130,12 +134,46 @@ static void test_plot(void **state)
 	rmdir(dir);
 }
 
+static void test_output_file(void **state)
+{
+	char dir[] = "/tmp/output-test.XXXXXX", path[64], back[8] = "";
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
+	assert_null(output_open("test", path));
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	f = output_open("test", path);
+	assert_non_null(f);
+	fputs("{}\n", f);
+	assert_int_equal(output_close("test", path, f, 0), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(back, sizeof(back), f));
+	fclose(f);
+	assert_string_equal(back, "{}\n");
+	/* a writer that failed fails the file, which is closed all the same */
+	f = output_open("test", path);
+	assert_non_null(f);
+	assert_int_equal(output_close("test", path, f, -1), -1);
+	unlink(path);
+	rmdir(dir);
+	/* what only the close finds out: the buffered data does not fit */
+	f = output_open("test", "/dev/full");
+	if (f) {
+		fputs("x", f);
+		assert_int_equal(output_close("test", "/dev/full", f, 0), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_plot),
+		cmocka_unit_test(test_output_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
