@@ -14,6 +14,7 @@
 
 #include "measure.h"
 #include "model.h"
+#include "parse_number.h"
 #include "report.h"
 
 enum {
@@ -72,12 +73,9 @@ static int parse_ns(const char *opt, const char *s, double *v)
 
 static int parse_uint(const char *opt, const char *s, unsigned int *v)
 {
-	char *end;
-	unsigned long n;
+	long long n;
 
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (errno || end == s || *end || !n || n > 100000000) {
+	if (parse_decimal(s, 1, 100000000, &n)) {
 		fprintf(stderr,
 			"ib_write_breakdown: --%s needs a count, not '%s'\n",
 			opt, s);

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
@@ -9,6 +8,7 @@
 
 #include "layout.h"
 #include "options.h"
+#include "parse_number.h"
 #include "usage.txt.h"
 
 #define WMT_VERSION "1.0"
@@ -83,19 +83,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n(ib_write_mt --help lists the options)\n");
 	return WMT_EXIT_USAGE;
-}
-
-/* a decimal number in [min, max], or -1 */
-static long long number(const char *s, long long min, long long max)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	return v;
 }
 
 static const struct {
@@ -176,8 +163,8 @@ static unsigned int default_threads(void)
 
 #define NUM(field, min, max, what)                                             \
 	do {                                                                   \
-		long long v_ = number(optarg, min, max);                       \
-		if (v_ < 0)                                                    \
+		long long v_;                                                  \
+		if (parse_decimal(optarg, min, max, &v_))                      \
 			return usage_error(what ": bad value '%s'", optarg);   \
 		o->field = v_;                                                 \
 	} while (0)
@@ -290,9 +277,9 @@ static int parse_one(struct wmt_options *o, int c)
 		return 0;
 	default:
 		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
-			long long v = number(optarg, 1, WMT_MAX_THREADS);
+			long long v;
 
-			if (v < 0)
+			if (parse_decimal(optarg, 1, WMT_MAX_THREADS, &v))
 				return usage_error(
 					"--share-X=%s: a number of threads",
 					optarg);

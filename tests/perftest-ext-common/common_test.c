@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * perftest-ext/common: the JSON and CSV writers, the result files and the
- * gnuplot driver.
+ * perftest-ext/common: the JSON and CSV writers, the result files, the
+ * gnuplot driver and numeric option values.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include "csv_writer.h"
 #include "json_writer.h"
 #include "output_file.h"
+#include "parse_number.h"
 #include "plot.h"
 
 /* what a writer produced, as a string (freed by the caller) */
@@ -167,6 +170,27 @@ static void test_output_file(void **state)
 	}
 }
 
+static void test_parse_decimal(void **state)
+{
+	long long v = 7;
+
+	(void)state;
+	assert_int_equal(parse_decimal("42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_decimal("0", 0, 0, &v), 0);
+	assert_int_equal(v, 0);
+	v = 7;
+	assert_int_equal(parse_decimal("101", 1, 100, &v), -EINVAL);
+	assert_int_equal(parse_decimal("0", 1, 100, &v), -EINVAL);
+	assert_int_equal(parse_decimal("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_decimal("12x", 1, 100, &v), -EINVAL);
+	assert_int_equal(parse_decimal("", 1, 100, &v), -EINVAL);
+	assert_int_equal(parse_decimal("99999999999999999999", 1, LLONG_MAX,
+				       &v),
+			 -EINVAL);
+	assert_int_equal(v, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_plot),
 		cmocka_unit_test(test_output_file),
+		cmocka_unit_test(test_parse_decimal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
