@@ -170,10 +170,10 @@ back=()
 for p in $ours; do
 	v=$(awk -v p="$p" '$1 == p { print $2 }' "$out/before.txt")
 	# Debian's version where Debian had it installed, else purged
-	if [ -n "$v" ]; then back+=("$p=$v"); else back+=("${p}_"); fi
+	if [ -n "$v" ]; then back+=("$p=$v"); else back+=("$p-"); fi
 done
-echo "apt-get install --allow-downgrades ${back[*]}"
-in_root apt-get install -y -qq --allow-downgrades --no-install-recommends \
+echo "apt-get install --allow-downgrades --purge ${back[*]}"
+in_root apt-get install -y -qq --allow-downgrades --purge --no-install-recommends \
 	"${back[@]}" >"$out/restore.log" 2>&1 || {
 	tail -n 30 "$out/restore.log" >&2
 	die "apt could not restore Debian's packages (log: $out/restore.log)"
