@@ -71,7 +71,9 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 	unsigned int i;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/ports/%u", ibdev, port);
+	if (snprintf(dir, sizeof(dir), "%s/ports/%u", ibdev, port) >=
+	    (int)sizeof(dir))
+		return -ENAMETOOLONG;
 	snprintf(sub, sizeof(sub), "%s/gids", dir);
 	ret = mkdirs(sub);
 	if (!ret) {
