@@ -8,7 +8,7 @@
 #   2. ibv_devinfo, Debian's ib_write_bw (server and client), our benchmark
 #      and pyverbs run on the emulated device (mlx5emu) against the
 #      installed libraries, showing which libibverbs/libmlx5 were loaded;
-#      Debian's ucx_perftest too once UCX runs on the emulated device;
+#      Debian's ucx_perftest (tag_bw over rc_mlx5/ud_mlx5) on it too;
 #   3. apt install --allow-downgrades with Debian's versions restores
 #      Debian's packages, with nothing of ours left.
 # Also checks the private ABI of the packages and, unless
@@ -69,9 +69,12 @@ else
 	}
 	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
 fi
-for m in proc dev dev/pts; do
+# UCX needs /sys (its ucs library asserts without it); the emulator's
+# device view comes from SYSFS_PATH, not from this /sys
+for m in proc sys dev dev/pts; do
 	case $m in
 	proc) mount -t proc proc "$root/proc" ;;
+	sys) mount -t sysfs -o ro sysfs "$root/sys" ;;
 	*) mount --bind "/$m" "$root/$m" ;;
 	esac
 	mounted+=("$root/$m")
@@ -150,20 +153,31 @@ section "pyverbs"
 in_root python3 -c 'import pyverbs; print("import pyverbs:", pyverbs.__file__)'
 emu python3 -c 'import pyverbs.device as d; print("pyverbs sees:", [x.name.decode() for x in d.get_device_list()])'
 
-section "Debian's ucx_perftest"
-if emu ucx_info -d 2>/dev/null | grep -q 'Device: mlx5_0'; then
-	emu ucx_perftest -p $((port + 1)) -t tag_bw -D 2 >"$out/ucx.server" 2>&1 &
-	server=$!
-	sleep 1
-	if emu ucx_perftest -p $((port + 1)) -t tag_bw -n 10000 localhost 2>&1 | tail -n 5; then
-		wait $server || true
-	else
-		kill $server 2>/dev/null || true
-		echo "(ucx_perftest does not run on the emulated device yet: skipped)"
-	fi
-else
-	echo "(UCX does not see the emulated device yet: skipped; see the emu-nic/emu-edge work)"
-fi
+section "Debian's ucx_perftest (ucx-utils $(awk '$1 == "ucx-utils" { print $2 }' "$out/after.txt")) on the emulated device"
+# captured first: grep -q would end the pipe early (SIGPIPE, under pipefail)
+emu ucx_info -d >"$out/ucx_info.txt" 2>&1 || die "ucx_info -d failed (output: $out/ucx_info.txt)"
+grep -A1 'Transport: rc_mlx5$' "$out/ucx_info.txt" | grep 'Device: mlx5_0:1' >/dev/null ||
+	die "UCX does not list rc_mlx5 on mlx5_0:1 (output: $out/ucx_info.txt)"
+echo "ucx_info -d: rc_mlx5 on mlx5_0:1"
+# the mlx5 transports only: with its defaults UCX picks shared memory
+# between two local processes, never the device
+ucx() {
+	emu env UCX_TLS=rc_mlx5,ud_mlx5,self ${UCX_LOG_LEVEL:+UCX_LOG_LEVEL=$UCX_LOG_LEVEL} \
+		timeout -k 5 60 ucx_perftest -p $((port + 1)) "$@"
+}
+ucx >"$out/ucx.server" 2>&1 &
+server=$!
+sleep 1
+# UCX's info log names the transport and device of the endpoint
+UCX_LOG_LEVEL=info ucx -t tag_bw -n 10000 localhost >"$out/ucx.client" 2>&1 || {
+	kill $server 2>/dev/null || true
+	cat "$out/ucx.client"
+	die "ucx_perftest client failed"
+}
+wait $server || { cat "$out/ucx.server"; die "ucx_perftest server failed"; }
+grep -o 'ep_cfg.*' "$out/ucx.client" | grep mlx5_0:1 ||
+	die "ucx_perftest did not run over the emulated device (output: $out/ucx.client)"
+grep '^Final:' "$out/ucx.client" || die "ucx_perftest printed no result"
 
 section "the way back: Debian's versions with apt install --allow-downgrades"
 back=()
