@@ -82,7 +82,7 @@ static int cmp_u64(const void *a, const void *b)
 
 unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 				   const struct wmt_maps *after, int cmd_fd,
-				   uintptr_t clock, unsigned int *mappings)
+				   unsigned int *mappings)
 {
 	char link[64], path[PATH_MAX];
 	uint64_t *keys = NULL;
@@ -107,7 +107,7 @@ unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 		 * Doorbell pages are mapped writable; the read-only ones are
 		 * the clock pages (core clock, clock info), not UARs.
 		 */
-		if (!m->writable || (clock && clock >= m->start && clock < m->end))
+		if (!m->writable)
 			continue;
 		(*mappings)++;
 		/* one key per 4 KB page of the device file: aliases fold */

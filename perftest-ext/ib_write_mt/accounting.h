@@ -3,9 +3,10 @@
  * What the endpoints cost, measured three ways and labelled by source:
  *
  *  maps    UAR pages allocated: the process's mappings of the device
- *          (/proc/self/maps), taken around each context's construction,
- *          without the HCA core-clock page, each device page once (the
- *          emulator maps an alias of every page it hands out).
+ *          (/proc/self/maps), taken around each context's construction:
+ *          the writable ones only (the clock pages are read-only), each
+ *          device page once (the emulator maps an alias of every page it
+ *          hands out).
  *  bf.reg  UAR pages and uUARs used: the BlueFlame register each QP rings
  *          (mlx5dv_init_obj), and from it the mapping level of each thread.
  *  emu     the emulated device's own accounting (mlx5emu stat), when the
@@ -35,13 +36,13 @@ int wmt_maps_snapshot(struct wmt_maps *s);
 void wmt_maps_free(struct wmt_maps *s);
 
 /*
- * 4 KB device pages mapped between before and after through the device
- * file behind cmd_fd, the page at clock (if not 0) excepted; *mappings
- * gets how many mappings that took (aliases included).
+ * 4 KB device pages mapped writable between before and after through the
+ * device file behind cmd_fd; *mappings gets how many mappings that took
+ * (aliases included).
  */
 unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 				   const struct wmt_maps *after, int cmd_fd,
-				   uintptr_t clock, unsigned int *mappings);
+				   unsigned int *mappings);
 
 /* the mapping levels of paper Fig. 4(b) */
 enum wmt_level {

@@ -22,12 +22,11 @@ static int fail(struct builder *b, int code, const char *what, int err)
 	return code;
 }
 
-/* the library's TD sharing levels and the core-clock page of a context */
+/* the library's TD sharing levels */
 static int probe_context(struct builder *b, unsigned int c)
 {
 	struct mlx5dv_context dv = {
-		.comp_mask = MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK |
-			     MLX5DV_CONTEXT_MASK_TD_SHARING,
+		.comp_mask = MLX5DV_CONTEXT_MASK_TD_SHARING,
 	};
 	unsigned int level = b->e->l.td_level;
 
@@ -39,8 +38,6 @@ static int probe_context(struct builder *b, unsigned int c)
 				EOPNOTSUPP);
 		return 0;
 	}
-	if (dv.comp_mask & MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK)
-		b->e->clock[c] = (uintptr_t)dv.hca_core_clock;
 	if (!level)
 		return 0;
 	if (!(dv.comp_mask & MLX5DV_CONTEXT_MASK_TD_SHARING)) {
@@ -235,10 +232,8 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 			ret = build_qp(b, v / l->vdeg[RES_QP], c);
 	}
 	if (!ret && !wmt_maps_snapshot(&after)) {
-		e->usage.uar_pages +=
-			wmt_maps_device_pages(&before, &after,
-					      e->ctx[c]->cmd_fd, e->clock[c],
-					      &mappings);
+		e->usage.uar_pages += wmt_maps_device_pages(
+			&before, &after, e->ctx[c]->cmd_fd, &mappings);
 		e->usage.uar_mappings += mappings;
 		wmt_maps_free(&after);
 	}
@@ -317,14 +312,12 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	}
 	memset(e->arena, 0, e->arena_len);
 	e->ctx = calloc(l->count[RES_CTX], sizeof(*e->ctx));
-	e->clock = calloc(l->count[RES_CTX], sizeof(*e->clock));
 	e->pd = calloc(l->count[RES_PD], sizeof(*e->pd));
 	e->mr = calloc(l->count[RES_MR], sizeof(*e->mr));
 	e->cq = calloc(l->count[RES_CQ], sizeof(*e->cq));
 	e->qp = calloc(l->count[RES_QP], sizeof(*e->qp));
 	e->th = calloc(l->threads, sizeof(*e->th));
-	if (!e->ctx || !e->clock || !e->pd || !e->mr || !e->cq || !e->qp ||
-	    !e->th) {
+	if (!e->ctx || !e->pd || !e->mr || !e->cq || !e->qp || !e->th) {
 		ret = fail(&b, WMT_EXIT_DEVICE, "endpoint tables", ENOMEM);
 		goto err;
 	}
@@ -416,7 +409,6 @@ void wmt_endpoints_destroy(struct wmt_endpoints *e)
 		if (e->ctx[i])
 			ibv_close_device(e->ctx[i]);
 	free(e->ctx);
-	free(e->clock);
 	free(e->pd);
 	free(e->mr);
 	free(e->cq);

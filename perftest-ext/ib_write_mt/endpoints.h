@@ -51,7 +51,6 @@ struct wmt_endpoints {
 	struct wmt_layout l;
 	unsigned int slots, size;
 	struct ibv_context **ctx;
-	uintptr_t *clock; /* core-clock page of each context, or 0 */
 	struct ibv_pd **pd;
 	struct ibv_mr **mr;
 	uint8_t *arena; /* every buffer */
