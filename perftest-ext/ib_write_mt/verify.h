@@ -33,13 +33,31 @@ static inline uint64_t wmt_region_offset(const struct wmt_regions *r,
 	return WMT_GUARD + (uint64_t)t * r->stride;
 }
 
-/* the payload of iteration i of thread t; slots = 1 << shift */
+/*
+ * The payload of iteration i of thread t; slots = 1 << shift. Byte k is
+ * first + k * step: first moves by WMT_PAYLOAD_SLOT_STEP from one slot to
+ * the next, and both change with every lap of the ring.
+ */
+#define WMT_PAYLOAD_SLOT_STEP 13
+
+static inline uint8_t wmt_payload_first(unsigned int t, uint64_t i,
+					unsigned int shift)
+{
+	uint64_t lap = i >> shift, slot = i & ((1ull << shift) - 1);
+
+	return 0x5b + t * 7 + slot * WMT_PAYLOAD_SLOT_STEP + lap + 1;
+}
+
+static inline uint8_t wmt_payload_step(uint64_t i, unsigned int shift)
+{
+	return 2 * ((i >> shift) + 1);
+}
+
 static inline void wmt_payload(uint8_t *dst, unsigned int size, unsigned int t,
 			       uint64_t i, unsigned int shift)
 {
-	uint64_t lap = i >> shift, slot = i & ((1ull << shift) - 1);
-	uint8_t b = 0x5b + t * 7 + slot * 13 + lap + 1;
-	uint8_t step = 2 * (lap + 1);
+	uint8_t b = wmt_payload_first(t, i, shift);
+	uint8_t step = wmt_payload_step(i, shift);
 	unsigned int k;
 
 	for (k = 0; k < size; k++, b += step)
