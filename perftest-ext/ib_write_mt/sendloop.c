@@ -10,8 +10,6 @@
 #include "sendloop.h"
 #include "verify.h"
 
-#define POLL_BATCH 16
-
 /* completions credited to a thread, possibly by another thread's poll */
 struct done_counter {
 	uint64_t v;
@@ -26,6 +24,7 @@ struct worker {
 	struct done_counter *done; /* all threads' counters */
 	struct ibv_send_wr *wr;
 	struct ibv_sge *sge;
+	struct ibv_wc *wc; /* as many as the CQ holds */
 	uint8_t *src;
 	uint64_t raddr;
 	unsigned int size, shift, post_list, cq_mod, depth, thread;
@@ -93,21 +92,23 @@ static int credit(struct worker *w, const struct ibv_wc *wc, int n)
 }
 
 /*
- * Polls the CQ once, and again until completions have made room for n
- * more WRs. One poll per post list is where completions are reaped; the
- * polls after it are the loop a waiting thread spins in.
+ * Polls every completion there is, and again until completions have made
+ * room for n more WRs. A poll asks for as many as the CQ holds, so one
+ * poll per post list reaps all; the polls after it are the loop a waiting
+ * thread spins in.
  */
 static int poll_for_room(struct worker *w, unsigned int n)
 {
-	struct ibv_wc wc[POLL_BATCH];
 	int got;
 
 	for (;;) {
-		got = ibv_poll_cq(w->cq, POLL_BATCH, wc);
-		if (got > 0 && credit(w, wc, got))
+		got = ibv_poll_cq(w->cq, w->cq->cqe, w->wc);
+		if (got > 0 && credit(w, w->wc, got))
 			return -1;
 		if (got < 0)
 			return fail(w, "thread %u: ibv_poll_cq failed%s", "");
+		if (got == w->cq->cqe)
+			continue; /* it was full: there may be more */
 		if (w->posted - done_of(w) + n <= w->depth)
 			return 0;
 		if (got)
@@ -299,7 +300,8 @@ static int setup_worker(struct run *r, struct wmt_endpoints *e,
 	slots = 1u << w->shift;
 	w->wr = calloc(slots, sizeof(*w->wr));
 	w->sge = calloc(slots, sizeof(*w->sge));
-	if (!w->wr || !w->sge)
+	w->wc = calloc(w->cq->cqe, sizeof(*w->wc));
+	if (!w->wr || !w->sge || !w->wc)
 		return -1;
 	/* one WR per slot of the ring: only the payload and flags change */
 	for (j = 0; j < slots; j++) {
@@ -324,6 +326,7 @@ static void free_run(struct run *r)
 	for (t = 0; r->w && t < r->threads; t++) {
 		free(r->w[t].wr);
 		free(r->w[t].sge);
+		free(r->w[t].wc);
 	}
 	free(r->w);
 	free(r->done);
