@@ -132,7 +132,6 @@ static void put_payloads(const struct worker *w, uint64_t i, unsigned int n)
 	uint8_t *end = dst + (uint64_t)n * size;
 	uint8_t b = wmt_payload_first(w->thread, i, w->shift);
 	const uint8_t step = wmt_payload_step(i, w->shift);
-	unsigned int k;
 
 	if (size == 2) {
 #pragma GCC unroll 4
@@ -142,12 +141,8 @@ static void put_payloads(const struct worker *w, uint64_t i, unsigned int n)
 		}
 		return;
 	}
-	for (; dst < end; dst += size, b += WMT_PAYLOAD_SLOT_STEP) {
-		uint8_t v = b;
-
-		for (k = 0; k < size; k++, v += step)
-			dst[k] = v;
-	}
+	for (; dst < end; dst += size, b += WMT_PAYLOAD_SLOT_STEP)
+		wmt_payload_fill(dst, size, b, step);
 }
 
 /* the WR's completion will stand for `count` messages */

@@ -53,15 +53,21 @@ static inline uint8_t wmt_payload_step(uint64_t i, unsigned int shift)
 	return 2 * ((i >> shift) + 1);
 }
 
+/* the bytes of one payload from its first byte and step */
+static inline void wmt_payload_fill(uint8_t *dst, unsigned int size,
+				    uint8_t first, uint8_t step)
+{
+	unsigned int k;
+
+	for (k = 0; k < size; k++, first += step)
+		dst[k] = first;
+}
+
 static inline void wmt_payload(uint8_t *dst, unsigned int size, unsigned int t,
 			       uint64_t i, unsigned int shift)
 {
-	uint8_t b = wmt_payload_first(t, i, shift);
-	uint8_t step = wmt_payload_step(i, shift);
-	unsigned int k;
-
-	for (k = 0; k < size; k++, b += step)
-		dst[k] = b;
+	wmt_payload_fill(dst, size, wmt_payload_first(t, i, shift),
+			 wmt_payload_step(i, shift));
 }
 
 /* guards set, slots zeroed */

@@ -111,6 +111,12 @@ static unsigned int check_rules(const struct slot *slots)
 	return used;
 }
 
+/* UARs come in whole mappings of upp 4 KB UARs */
+static unsigned int whole_mappings(unsigned int uars, unsigned int upp)
+{
+	return (uars + upp - 1) / upp * upp;
+}
+
 static void churn(void **state)
 {
 	struct ibv_context *ctx = emu_test_open();
@@ -137,7 +143,7 @@ static void churn(void **state)
 		if (used > peak)
 			peak = used;
 		held = td_stat_held_uars();
-		if (held > (peak + upp - 1) / upp * upp)
+		if (held > whole_mappings(peak, upp))
 			fail_msg("round %u: the context holds %u UARs, its TDs never used more than %u",
 				 r, held, peak);
 	}
@@ -145,7 +151,7 @@ static void churn(void **state)
 		if (slots[i].level)
 			slot_empty(&slots[i]);
 	held = td_stat_held_uars();
-	assert_true(held <= (peak + upp - 1) / upp * upp);
+	assert_true(held <= whole_mappings(peak, upp));
 	print_message("%u rounds (%u/%u/%u TDs at levels 1/2/3): peak %u UARs in use, %u held at the end\n",
 		      rounds, count[1], count[2], count[3], peak, held);
 
