@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 /* WQE writes before the doorbell record: stores are ordered on x86 */
 #define bd_to_device_barrier() asm volatile("" ::: "memory")
+#define BD_TO_DEVICE_BARRIER_IS_CODE 0
 /* CQE fields after its owner bit */
 #define bd_from_device_barrier() asm volatile("lfence" ::: "memory")
 /* doorbell record before the WC writes; WC buffers out of the CPU */
@@ -32,6 +33,7 @@ static inline void bd_copy64(void *dst, const void *src)
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define bd_to_device_barrier() asm volatile("dmb oshst" ::: "memory")
+#define BD_TO_DEVICE_BARRIER_IS_CODE 1
 #define bd_from_device_barrier() asm volatile("dmb oshld" ::: "memory")
 #define bd_wc_start() asm volatile("dsb st" ::: "memory")
 #define bd_flush_writes() asm volatile("dsb st" ::: "memory")

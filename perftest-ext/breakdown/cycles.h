@@ -5,10 +5,9 @@
  *   x86-64:  rdtscp (waits for what precedes) then lfence (holds back what
  *            follows); the TSC is invariant on current CPUs;
  *   aarch64: isb, cntvct_el0, isb (the generic timer's virtual count).
- * Before either, the stores already issued are drained (mfence; dsb sy): a
- * stamp takes tens of cycles, and without that a step's stores would
- * complete during the next stamp, so that a later barrier looks free and the
- * timed steps add up to less than the post.
+ * Before either, the stores already issued are drained (mfence; dsb sy), so
+ * that what a pair of stamps times pays for its own stores, not the code
+ * after it.
  * Ticks become ns through a frequency calibrated against CLOCK_MONOTONIC_RAW.
  */
 #ifndef BD_CYCLES_H

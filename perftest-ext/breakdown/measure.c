@@ -10,7 +10,8 @@ const struct bd_step_info bd_step_info[BD_NSTEPS] = {
 	[BD_STEP_BUILD] = { "wqe-build", "WQE build (ctrl+raddr+inline)",
 			    BD_CAT_DESC_SETUP },
 	[BD_STEP_BARRIER] = { "barrier", "barrier (WQE before DBR)",
-			      BD_CAT_DESC_BARRIER },
+			      BD_CAT_DESC_BARRIER,
+			      !BD_TO_DEVICE_BARRIER_IS_CODE },
 	[BD_STEP_DBR] = { "dbr-write", "doorbell-record write", BD_CAT_MISC },
 	[BD_STEP_WC_START] = { "wc-start", "barrier / WC start",
 			       BD_CAT_DB_BARRIER },
@@ -40,7 +41,8 @@ const enum bd_comp bd_cat_comp[BD_NCATS] = {
 
 const char *const bd_path_key[BD_NPATHS] = {
 	[BD_PATH_RAW_POST] = "raw-post",
-	[BD_PATH_RAW_STEPS] = "raw-post-instrumented",
+	[BD_PATH_RAW_STEPS] = "raw-post-steps",
+	[BD_PATH_RAW_INLINE] = "raw-post-inline",
 	[BD_PATH_POST_SEND_TD] = "ibv_post_send-td",
 	[BD_PATH_POST_SEND_PLAIN] = "ibv_post_send-plain",
 	[BD_PATH_WR_TD] = "ibv_wr-td",
@@ -52,7 +54,8 @@ const char *const bd_path_key[BD_NPATHS] = {
 
 const char *const bd_path_label[BD_NPATHS] = {
 	[BD_PATH_RAW_POST] = "raw mlx5dv post (LLP_post, untimed inside)",
-	[BD_PATH_RAW_STEPS] = "raw mlx5dv post, sum of timed steps",
+	[BD_PATH_RAW_STEPS] = "raw mlx5dv post, sum of its steps",
+	[BD_PATH_RAW_INLINE] = "raw mlx5dv post, stamps between steps",
 	[BD_PATH_POST_SEND_TD] = "ibv_post_send, TD QP",
 	[BD_PATH_POST_SEND_PLAIN] = "ibv_post_send, plain QP",
 	[BD_PATH_WR_TD] = "ibv_wr_start..complete, TD QP",
@@ -68,8 +71,12 @@ static int samples_alloc(struct samples *s, unsigned int n)
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;
+	for (i = 0; i <= BD_NSTEPS; i++)
+		if (!(s->prefix[i] = calloc(n, sizeof(double))))
+			return -ENOMEM;
 	for (i = 0; i < BD_NSTEPS; i++)
-		if (!(s->step[i] = calloc(n, sizeof(double))))
+		if (!(s->step[i] = calloc(n, sizeof(double))) ||
+		    !(s->inline_step[i] = calloc(n, sizeof(double))))
 			return -ENOMEM;
 	if (!(s->empty_pair = calloc(n, sizeof(double))) ||
 	    !(s->empty_chain = calloc(n, sizeof(double))))
@@ -87,8 +94,12 @@ static void samples_free(struct samples *s)
 {
 	int i;
 
-	for (i = 0; i < BD_NSTEPS; i++)
+	for (i = 0; i <= BD_NSTEPS; i++)
+		free(s->prefix[i]);
+	for (i = 0; i < BD_NSTEPS; i++) {
 		free(s->step[i]);
+		free(s->inline_step[i]);
+	}
 	free(s->empty_pair);
 	free(s->empty_chain);
 	for (i = 0; i < BD_NCATS; i++)
@@ -97,37 +108,88 @@ static void samples_free(struct samples *s)
 		free(s->path[i]);
 }
 
-/* drop the posts whose timed total is in the slowest 1%, all steps alike */
-static unsigned int keep_steps(struct samples *s)
+/* compact the columns to the rows marked kept; the rows kept */
+static unsigned int keep_rows(const bool *keep, double *const *cols, int ncols,
+			      unsigned int n)
 {
-	double limit = bd_stats_keep_limit(s->path[BD_PATH_RAW_STEPS], s->n);
 	unsigned int j, kept = 0;
 	int k;
 
-	for (j = 0; j < s->n; j++) {
-		if (s->path[BD_PATH_RAW_STEPS][j] > limit)
+	for (j = 0; j < n; j++) {
+		if (!keep[j])
 			continue;
-		for (k = 0; k < BD_NSTEPS; k++)
-			s->step[k][kept] = s->step[k][j];
-		for (k = 0; k < BD_NCATS; k++)
-			s->cat[k][kept] = s->cat[k][j];
-		s->path[BD_PATH_RAW_STEPS][kept] =
-			s->path[BD_PATH_RAW_STEPS][j];
+		for (k = 0; k < ncols; k++)
+			cols[k][kept] = cols[k][j];
 		kept++;
 	}
 	return kept;
 }
 
-static void summarise(struct samples *s, unsigned int npoll,
-		      struct bd_result *r)
+/*
+ * A cycle of cuts is dropped when any of its cuts is among the slowest 1% of
+ * that cut: a disturbed cut in the middle would cancel out of the sum of the
+ * steps but not out of the two steps it sits between.
+ */
+static void mark_cycles_kept(const struct samples *s, bool *keep)
 {
-	unsigned int kept;
+	unsigned int j;
+	int k;
+
+	for (j = 0; j < s->n; j++)
+		keep[j] = true;
+	for (k = 0; k <= BD_NSTEPS; k++) {
+		double limit = bd_stats_keep_limit(s->prefix[k], s->n);
+
+		for (j = 0; j < s->n; j++)
+			if (s->prefix[k][j] > limit)
+				keep[j] = false;
+	}
+}
+
+/* an inline post is dropped when its total is among the slowest 1% */
+static void mark_inline_kept(const struct samples *s, bool *keep)
+{
+	const double *total = s->path[BD_PATH_RAW_INLINE];
+	double limit = bd_stats_keep_limit(total, s->n);
+	unsigned int j;
+
+	for (j = 0; j < s->n; j++)
+		keep[j] = total[j] <= limit;
+}
+
+static double relative(double v, double ref)
+{
+	return (v - ref) / ref;
+}
+
+static int summarise(struct samples *s, unsigned int npoll, struct bd_result *r)
+{
+	double *cols[BD_NSTEPS + BD_NCATS + 1];
+	unsigned int kept, kept_inline;
+	bool *keep = malloc(s->n * sizeof(*keep));
 	double four = 0;
 	int k;
 
-	kept = keep_steps(s);
+	if (!keep)
+		return -ENOMEM;
 	for (k = 0; k < BD_NSTEPS; k++)
+		cols[k] = s->step[k];
+	for (k = 0; k < BD_NCATS; k++)
+		cols[BD_NSTEPS + k] = s->cat[k];
+	cols[BD_NSTEPS + BD_NCATS] = s->path[BD_PATH_RAW_STEPS];
+	mark_cycles_kept(s, keep);
+	kept = keep_rows(keep, cols, BD_NSTEPS + BD_NCATS + 1, s->n);
+	for (k = 0; k < BD_NSTEPS; k++)
+		cols[k] = s->inline_step[k];
+	cols[BD_NSTEPS] = s->path[BD_PATH_RAW_INLINE];
+	mark_inline_kept(s, keep);
+	kept_inline = keep_rows(keep, cols, BD_NSTEPS + 1, s->n);
+	free(keep);
+	for (k = 0; k < BD_NSTEPS; k++) {
 		bd_stats_compute(s->step[k], kept, &r->step[k]);
+		bd_stats_compute(s->inline_step[k], kept_inline,
+				 &r->inline_step[k]);
+	}
 	for (k = 0; k < BD_NCATS; k++)
 		bd_stats_compute(s->cat[k], kept, &r->cat[k]);
 	for (k = 0; k < BD_NPATHS; k++) {
@@ -136,6 +198,8 @@ static void summarise(struct samples *s, unsigned int npoll,
 
 		if (k == BD_PATH_RAW_STEPS)
 			bd_stats_compute(s->path[k], kept, &r->path[k]);
+		else if (k == BD_PATH_RAW_INLINE)
+			bd_stats_compute(s->path[k], kept_inline, &r->path[k]);
 		else
 			bd_stats_compute_kept(s->path[k], poll ? npoll : s->n,
 					      &r->path[k]);
@@ -145,14 +209,13 @@ static void summarise(struct samples *s, unsigned int npoll,
 	for (k = 0; k < BD_CAT_MISC; k++)
 		four += r->cat[k].mean;
 	r->misc_rest = r->path[BD_PATH_RAW_POST].mean - four;
-	r->agreement = (r->path[BD_PATH_RAW_STEPS].mean -
-			r->path[BD_PATH_RAW_POST].mean) /
-		       r->path[BD_PATH_RAW_POST].mean;
-	/* the typical post, either way: robust to a disturbed tail, but the
-	 * timer's coarse steps move a median by a step */
-	r->agreement_median = (r->path[BD_PATH_RAW_STEPS].median -
-			       r->path[BD_PATH_RAW_POST].median) /
-			      r->path[BD_PATH_RAW_POST].median;
+	r->agreement = relative(r->path[BD_PATH_RAW_STEPS].mean,
+				r->path[BD_PATH_RAW_POST].mean);
+	r->agreement_median = relative(r->path[BD_PATH_RAW_STEPS].median,
+				       r->path[BD_PATH_RAW_POST].median);
+	r->agreement_inline = relative(r->path[BD_PATH_RAW_INLINE].mean,
+				       r->path[BD_PATH_RAW_POST].mean);
+	return 0;
 }
 
 int bd_measure(const struct bd_measure_opts *o, struct bd_result *r)
@@ -190,8 +253,8 @@ int bd_measure(const struct bd_measure_opts *o, struct bd_result *r)
 		ret = bd_measure_poll(&e, &r->timer, &s);
 	s.n = o->iters;
 	if (!ret)
-		summarise(&s, npoll, r);
-	else
+		ret = summarise(&s, npoll, r);
+	if (ret)
 		fprintf(stderr, "ib_write_breakdown: measurement failed: %s\n",
 			strerror(-ret));
 out:

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * --breakdown: mlx5's post steps timed one by one on the raw QP, the same
- * post untimed inside, CQ polling, and the whole verbs calls on a TD QP and
- * a plain QP. Every figure is in ns with the stamp's own cost taken off.
+ * --breakdown: mlx5's post steps timed one by one on the raw QP (each as the
+ * growth of the post cut one step later, and for comparison with stamps
+ * between them), the same post untimed inside, CQ polling, and the whole
+ * verbs calls on a TD QP and a plain QP. Every figure is in ns with the
+ * stamp's own cost taken off.
  */
 #ifndef BD_MEASURE_H
 #define BD_MEASURE_H
@@ -36,7 +38,8 @@ enum bd_cat {
 
 enum bd_path {
 	BD_PATH_RAW_POST, /* the raw post, untimed inside */
-	BD_PATH_RAW_STEPS, /* the sum of the timed steps */
+	BD_PATH_RAW_STEPS, /* the sum of the steps */
+	BD_PATH_RAW_INLINE, /* the same with stamps between the steps */
 	BD_PATH_POST_SEND_TD,
 	BD_PATH_POST_SEND_PLAIN,
 	BD_PATH_WR_TD,
@@ -51,6 +54,8 @@ struct bd_step_info {
 	const char *key;
 	const char *label;
 	enum bd_cat cat;
+	/* no instruction on this CPU (a compiler barrier): 0, not timed */
+	bool no_code;
 };
 
 extern const struct bd_step_info bd_step_info[BD_NSTEPS];
@@ -73,14 +78,17 @@ struct bd_result {
 	struct bd_timer timer;
 	bool emulated;
 	struct bd_stats step[BD_NSTEPS];
+	struct bd_stats inline_step[BD_NSTEPS];
 	struct bd_stats cat[BD_NCATS]; /* per sample: the steps of each */
 	struct bd_stats path[BD_NPATHS];
 	/* LLP_post untimed inside, less the four timed categories (means) */
 	double misc_rest;
 	/* (sum of steps - untimed post) / untimed post, of the means */
 	double agreement;
-	/* the same of the medians: the accounting check */
+	/* the same of the medians, which the timer's coarse steps move */
 	double agreement_median;
+	/* the same for the steps timed with stamps between them (means) */
+	double agreement_inline;
 };
 
 /* 0, or a negative errno after a message on stderr */

@@ -13,9 +13,11 @@
 
 /* ticks while measuring (raw post), ns once summarised */
 struct samples {
-	double *step[BD_NSTEPS];
-	double *empty_chain; /* the chain's interval around nothing */
-	double *empty_pair;
+	double *prefix[BD_NSTEPS + 1]; /* the post cut after n steps */
+	double *step[BD_NSTEPS]; /* from the cuts */
+	double *inline_step[BD_NSTEPS]; /* stamps between steps */
+	double *empty_chain; /* the inline chain's interval around nothing */
+	double *empty_pair; /* before the untimed post */
 	double *cat[BD_NCATS];
 	double *path[BD_NPATHS];
 	unsigned int n; /* per array */

@@ -43,6 +43,14 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 		json_end_object(w);
 	}
 	json_end_array(w);
+	/* the same steps with stamps between them, for comparison */
+	json_begin_array(w, "inline_steps");
+	for (k = 0; k < BD_NSTEPS; k++) {
+		json_stats(w, bd_step_info[k].key, bd_step_info[k].label,
+			   &r->inline_step[k]);
+		json_end_object(w);
+	}
+	json_end_array(w);
 	json_begin_array(w, "categories");
 	for (k = 0; k < BD_NCATS; k++) {
 		json_stats(w, bd_comp_info[bd_cat_comp[k]].key, bd_cat_label[k],
@@ -53,6 +61,7 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 	json_double(w, "misc_rest_ns", r->misc_rest);
 	json_double(w, "agreement", r->agreement);
 	json_double(w, "agreement_median", r->agreement_median);
+	json_double(w, "agreement_inline", r->agreement_inline);
 	json_begin_array(w, "paths");
 	for (k = 0; k < BD_NPATHS; k++) {
 		json_stats(w, bd_path_key[k], bd_path_label[k], &r->path[k]);
@@ -172,6 +181,9 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 		for (k = 0; k < BD_NSTEPS; k++)
 			csv_row(&w, "step", bd_step_info[k].key,
 				&r->result->step[k], "measured");
+		for (k = 0; k < BD_NSTEPS; k++)
+			csv_row(&w, "inline-step", bd_step_info[k].key,
+				&r->result->inline_step[k], "measured");
 		for (k = 0; k < BD_NCATS; k++)
 			csv_row(&w, "category",
 				bd_comp_info[bd_cat_comp[k]].key,

@@ -20,11 +20,13 @@ src = {c["name"]: c["source"] for c in j["components"]}
 assert src["llp-prog"] == "measured" and src["switch"] == "option", src
 # means: the timer's steps make single samples and medians jump around 0
 assert len(j["steps"]) == 7 and all(s["mean_ns"] > -1 for s in j["steps"]), j["steps"]
+assert [s["name"] for s in j["inline_steps"]] == [s["name"] for s in j["steps"]]
 assert all(c["ns"] >= 0 for c in j["components"]), j["components"]
 assert {p["name"] for p in j["paths"]} >= {"ibv_post_send-td", "ibv_wr-plain", "ibv_poll_cq-td"}
 assert j["models"]["llp_injection_ns"] > 0 and "injection" in j["what_if"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert any(r["section"] == "step" and r["name"] == "bf-copy" for r in rows)
+assert any(r["section"] == "inline-step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "model" and r["name"] == "llp_latency" for r in rows)
 PY
 # bad input: a message and a failing status, nothing else

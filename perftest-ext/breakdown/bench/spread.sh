@@ -22,13 +22,17 @@ import json, statistics, sys
 d, n = sys.argv[1], int(sys.argv[2])
 runs = [json.load(open(f"{d}/{i}.json")) for i in range(1, n + 1)]
 print(f"{'mean ns over ' + str(n) + ' runs':44} {'mean':>8} {'min':>8} {'max':>8} {'spread':>7}")
-for section in ("steps", "categories", "paths"):
+for section in ("steps", "inline_steps", "categories", "paths"):
     print(section)
     for k, row in enumerate(runs[0][section]):
         v = [r[section][k]["mean_ns"] for r in runs]
         m = statistics.mean(v)
         spread = (max(v) - min(v)) / m * 100 if m else 0
         print(f"  {row['name']:42} {m:8.2f} {min(v):8.2f} {max(v):8.2f} {spread:6.1f}%")
+for key, label in (("agreement", "sum of steps vs untimed post"),
+                   ("agreement_inline", "stamps between steps vs untimed")):
+    v = [100 * r[key] for r in runs]
+    print(f"  {label + ' (%)':42} {statistics.mean(v):+8.1f} {min(v):+8.1f} {max(v):+8.1f}")
 inj = [r["models"]["llp_injection_ns"] for r in runs]
 print(f"  {'model: LLP injection':42} {statistics.mean(inj):8.2f} {min(inj):8.2f} {max(inj):8.2f}")
 PY
