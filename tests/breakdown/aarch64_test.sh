@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The aarch64 paths of ib_write_breakdown compile, warning-free: the timer
 # (cntvct_el0 between isb) with its calibration, and the raw mlx5dv post and
-# poll with aarch64's barriers and NEON BlueFlame copy.
+# poll with aarch64's barriers and NEON BlueFlame copy, and the measurement
+# of its steps.
 #   aarch64_test.sh <perftest-ext/breakdown> <stage include> <scratch dir>
 set -euo pipefail
 src=$1 inc=$2 out=$3
@@ -14,6 +15,10 @@ rm -rf "$out" && mkdir -p "$out"
 flags=(-O2 -Wall -Wextra -Werror -I"$src" -I"$inc")
 $cc "${flags[@]}" -c "$src/cycles.c" -o "$out/cycles.o"
 $cc "${flags[@]}" -c "$src/raw_qp.c" -o "$out/raw_qp.o"
+# the cuts, the inline chain and the step table with aarch64's barrier timed
+for f in measure_raw measure; do
+	$cc "${flags[@]}" -c "$src/$f.c" -o "$out/$f.o"
+done
 # the inline steps themselves, instantiated for this target
 cat >"$out/steps.c" <<'C'
 #include "cycles.h"
