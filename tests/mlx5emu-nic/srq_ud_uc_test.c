@@ -6,6 +6,7 @@
  * path answers.
  */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -279,6 +280,36 @@ static void srq_unread_event(void **state)
 	srq_pair_down(&p);
 }
 
+/*
+ * A QP of an SRQ that enters the error state reports its last WQE, once,
+ * whether the application moved it there or the NIC did; a QP without an
+ * SRQ does not.
+ */
+static void srq_last_wqe_event(void **state)
+{
+	struct env *e = *state;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_async_event ev;
+	struct ibv_wc wc[2];
+	struct srq_pair p;
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+	srq_pair_up(e, 8, &p);
+	post_recv_at(e, NULL, p.srq, 1, 1024, 64);
+	send_once(e, p.a, 8);
+	poll_n(e, wc, 2);
+	assert_int_equal(ibv_modify_qp(p.b, &attr, IBV_QP_STATE), 0);
+	assert_int_equal(ibv_get_async_event(e->ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
+	assert_ptr_equal(ev.element.qp, p.b);
+	ibv_ack_async_event(&ev);
+	/* again into error, and the QP without an SRQ: nothing more */
+	assert_int_equal(ibv_modify_qp(p.b, &attr, IBV_QP_STATE), 0);
+	assert_int_equal(ibv_modify_qp(p.a, &attr, IBV_QP_STATE), 0);
+	assert_int_equal(poll(&pfd, 1, 100), 0);
+	srq_pair_down(&p);
+}
+
 static void srq_errors(void **state)
 {
 	struct env *e = *state;
@@ -402,6 +433,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(srq_limit_event, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(srq_unread_event, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(srq_last_wqe_event, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(srq_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(ud_traffic, setup, teardown),

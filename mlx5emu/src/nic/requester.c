@@ -364,10 +364,20 @@ void nic_req_lost(struct nic_qp *qp)
 
 void nic_qp_error(struct nic_qp *qp)
 {
-	if (qp->state != NIC_QPS_ERR && qp->dev->ops->qp_error)
+	bool entering = qp->state != NIC_QPS_ERR;
+
+	if (entering && qp->dev->ops->qp_error)
 		qp->dev->ops->qp_error(qp->dev, qp);
 	qp->state = NIC_QPS_ERR;
 	nic_qp_flush(qp);
+	/*
+	 * A QP in error takes nothing more from its SRQ; the receives it had
+	 * taken are done or flushed above. Applications wait for this event
+	 * before they destroy such a QP.
+	 */
+	if (entering && qp->srq && qp->dev->ops->qp_event)
+		qp->dev->ops->qp_event(qp->dev, qp,
+				       NIC_EVENT_QP_LAST_WQE_REACHED);
 }
 
 unsigned int nic_qp_flush(struct nic_qp *qp)
