@@ -43,6 +43,11 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 		"        pair of stamps and completed untimed; \"inline\" puts a stamp\n"
 		"        between every two steps of one post instead\n",
 		BD_BURST, BD_PAUSE_US);
+	for (k = 0; k < BD_NSTEPS; k++)
+		if (bd_step_info[k].no_code)
+			fprintf(f,
+				"        %s: no instruction on this CPU, 0 and not timed\n",
+				bd_step_info[k].label);
 	if (r->emulated)
 		fprintf(f,
 			"note: emulated device (mlx5emu): the BlueFlame \"PIO copy\" is a write to\n"
