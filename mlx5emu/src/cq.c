@@ -152,6 +152,45 @@ err_free:
 	return ret;
 }
 
+/* mlx5_ib resize_cq(): the same bounds as create, a new user ring */
+int emu_cmd_resize_cq(struct emu_context *ctx, struct emu_cmd *c)
+{
+	const struct ib_uverbs_resize_cq *req = c->req;
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct mlx5_ib_resize_cq ucmd = {};
+	uint32_t max = 1U << emu_cfg.model->log_max_cq_sz, ncqe;
+	struct emu_cq *cq = emu_uobj_get(ctx, req->cq_handle, EMU_OBJ_CQ);
+	int ret;
+
+	if (!cq)
+		return -EINVAL;
+	if ((int32_t)req->cqe < 1 || req->cqe > max)
+		return -EINVAL;
+	ncqe = roundup_pow2(req->cqe + 1);
+	if (ncqe > max)
+		return -EINVAL;
+	if (ncqe != cq->ncqe) {
+		if (c->drv_req_len < sizeof(ucmd))
+			return -EINVAL;
+		memcpy(&ucmd, c->drv_req, sizeof(ucmd));
+		if (ucmd.reserved0 || ucmd.reserved1)
+			return -EINVAL;
+		if (ucmd.cqe_size != 64 && ucmd.cqe_size != 128)
+			return -EINVAL;
+		ret = emu_nic_cq_resize(cq, ucmd.buf_addr, ncqe, ucmd.cqe_size);
+		if (ret)
+			return ret;
+		emu_trace("ctx%u RESIZE_CQ cqn=0x%x ncqe=%u -> %u", ctx->id,
+			  cq->cqn, cq->ncqe, ncqe);
+		cq->ncqe = ncqe;
+		cq->cqe_size = ucmd.cqe_size;
+		cq->buf_addr = ucmd.buf_addr;
+	}
+	resp.cqe = cq->ncqe - 1;
+	memcpy(c->resp, &resp, sizeof(resp));
+	return 0;
+}
+
 int emu_cq_destroy(struct emu_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 {
 	struct emu_context *ctx = cq->uobj.ctx;

@@ -467,6 +467,7 @@ int emu_cmd_rereg_mr(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_dereg_mr(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_create_comp_channel(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c);
+int emu_cmd_resize_cq(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_destroy_cq(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c);
 int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c);
@@ -546,6 +547,9 @@ void emu_stat_forked(void);
  * Called with the context's lock held, never with dev->lock.
  */
 int emu_nic_cq_create(struct emu_cq *cq);
+/* the NIC moves to the new ring (see nic/completer.c:nic_cq_resize) */
+int emu_nic_cq_resize(struct emu_cq *cq, uint64_t buf_addr, uint32_t ncqe,
+		      uint32_t cqe_size);
 void emu_nic_cq_destroy(struct emu_cq *cq);
 int emu_nic_qp_create(struct emu_qp *qp);
 void emu_nic_qp_modify(struct emu_qp *qp);

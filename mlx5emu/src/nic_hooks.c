@@ -12,6 +12,17 @@ __attribute__((weak)) int emu_nic_cq_create(struct emu_cq *cq)
 	return 0;
 }
 
+__attribute__((weak)) int emu_nic_cq_resize(struct emu_cq *cq,
+					    uint64_t buf_addr, uint32_t ncqe,
+					    uint32_t cqe_size)
+{
+	(void)cq;
+	(void)buf_addr;
+	(void)ncqe;
+	(void)cqe_size;
+	return 0;
+}
+
 __attribute__((weak)) void emu_nic_cq_destroy(struct emu_cq *cq)
 {
 	(void)cq;

@@ -48,6 +48,8 @@ static const struct emu_write_method write_methods[] = {
 	  sizeof(struct ib_uverbs_create_comp_channel_resp)),
 	W(CREATE_CQ, emu_cmd_create_cq, ib_uverbs_create_cq,
 	  sizeof(struct ib_uverbs_create_cq_resp)),
+	W(RESIZE_CQ, emu_cmd_resize_cq, ib_uverbs_resize_cq,
+	  sizeof(struct ib_uverbs_resize_cq_resp)),
 	W(DESTROY_CQ, emu_cmd_destroy_cq, ib_uverbs_destroy_cq,
 	  sizeof(struct ib_uverbs_destroy_cq_resp)),
 	W(CREATE_QP, emu_cmd_create_qp, ib_uverbs_create_qp,

@@ -34,10 +34,9 @@ SKIP_CATEGORIES = {
         r'CQE 128B', r'CC_DMA_BOUNCE', r'DCI caps is not supported by HW',
     ],
     # the documented gaps of the emulator (mlx5emu/README.md); of the
-    # four the acceptance allows, REREG_MR is implemented now
+    # four the acceptance allows, REREG_MR and CQ resize are implemented
     'emulator-gap': [
         r'Create XRCD is not supported', r'XRC',
-        r'Resize CQ is not supported',
         r'MW access', r'memory window', r'Failed to register MR using '
         r'extended API',  # MREx with MW_BIND
         r'additional access flags 18\b',  # MW_BIND

@@ -7,6 +7,7 @@
  * pass over the ring. Nothing is kept in the CQ buffer itself: libmlx5
  * compacts it in place when a QP is reset or destroyed.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "nic.h"
@@ -77,6 +78,52 @@ int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 	cq->prod++;
 	if (info->se || err)
 		cq->se_prod = cq->prod;
+	return 0;
+}
+
+/*
+ * RESIZE_CQ as mlx5 does it: a RESIZE_CQ CQE at the producer index of the
+ * old ring marks where the old ring ends, and the producer index goes on in
+ * the new ring past it. libmlx5 copies the CQEs it has not polled into the
+ * new ring, one index on, and steps its consumer index over the marker.
+ * Nothing may move the CQ meanwhile (the NIC lock is held).
+ */
+int nic_cq_resize(struct nic_cq *cq, uint8_t *buf, uint32_t ncqe,
+		  uint32_t cqe_size)
+{
+	uint32_t ci = nic_be32_load(&cq->dbrec[0]) & 0xffffff;
+	int32_t outstanding = ci_diff(cq->prod, ci);
+	uint8_t *slot =
+		cq->buf + (size_t)(cq->prod & (cq->ncqe - 1)) * cq->cqe_size;
+	struct mlx5_cqe64 *cqe = (void *)(slot + cq->cqe_size - 64);
+	uint32_t raw, arm;
+
+	/* the new ring must hold what is not polled yet, the old the marker */
+	if (outstanding < 0 || (uint32_t)outstanding > ncqe)
+		return -EINVAL;
+	if ((uint32_t)outstanding >= cq->ncqe)
+		return -EBUSY;
+	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
+	__atomic_store_n(&cqe->op_own,
+			 MLX5_CQE_RESIZE_CQ << 4 | !!(cq->prod & cq->ncqe),
+			 __ATOMIC_RELEASE);
+	/*
+	 * An arm taken for "the next CQE" must not fire on the marker: the
+	 * consumer steps over it, so the arm's index moves on with it.
+	 */
+	raw = __atomic_load_n(&cq->dbrec[1], __ATOMIC_ACQUIRE);
+	arm = be32toh(raw);
+	if (raw != NIC_ARM_IDLE && ci_diff(cq->prod, arm & 0xffffff) <= 0) {
+		uint32_t moved =
+			htobe32((arm & ~0xffffffu) | ((arm + 1) & 0xffffff));
+
+		__atomic_compare_exchange_n(&cq->dbrec[1], &raw, moved, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
+	cq->prod++;
+	cq->buf = buf;
+	cq->ncqe = ncqe;
+	cq->cqe_size = cqe_size;
 	return 0;
 }
 

@@ -477,6 +477,24 @@ int emu_nic_cq_create(struct emu_cq *cq)
 	return ret;
 }
 
+int emu_nic_cq_resize(struct emu_cq *cq, uint64_t buf_addr, uint32_t ncqe,
+		      uint32_t cqe_size)
+{
+	struct emu_nic_cq *c = cq->nic;
+	int ret;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&nic.lock);
+	ret = nic_cq_resize(&c->nc, (uint8_t *)(uintptr_t)buf_addr, ncqe,
+			    cqe_size);
+	/* CQEs held back for room may fit now */
+	if (!ret)
+		kick();
+	pthread_mutex_unlock(&nic.lock);
+	return ret;
+}
+
 void emu_nic_cq_destroy(struct emu_cq *cq)
 {
 	struct emu_nic_cq *c = cq->nic;
