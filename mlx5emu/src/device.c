@@ -118,6 +118,7 @@ static void init_once(void)
 		pthread_mutex_init(&dev->lock, NULL);
 		emu_list_init(&dev->contexts);
 		dev->uar_hint = EMU_FIRST_UAR_ID;
+		dev->qps.cyclic = true;
 		dev->mkey_variant = 0x5a;
 	}
 }

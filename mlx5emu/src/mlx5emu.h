@@ -77,12 +77,18 @@ static inline void emu_list_del(struct emu_list *n)
 	for (pos = (head)->next, tmp = pos->next; pos != (head);               \
 	     pos = tmp, tmp = pos->next)
 
-/* Sparse id -> pointer map; ids are reused lowest-first like an IDR. */
+/*
+ * Sparse id -> pointer map; ids are reused lowest-first like an IDR, or,
+ * in a cyclic table, only after the ids above them (QPNs: the firmware
+ * hands them out in rising order, so a CQE a destroyed QP left behind does
+ * not name the next QP).
+ */
 struct emu_table {
 	void **slot;
 	uint32_t nslots;
 	uint32_t hint;
 	uint32_t used;
+	bool cyclic;
 };
 
 int emu_table_alloc(struct emu_table *t, void *p, uint32_t *id);

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* A small IDR: ids are handed out lowest-free-first, like the kernel's. */
+/*
+ * A small IDR: ids are handed out lowest-free-first, like the kernel's, or
+ * (cyclic tables) round the table, like the device's own numbers.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlx5emu.h"
 
+#define TABLE_MIN 16
+
 static int grow(struct emu_table *t, uint32_t need)
 {
-	uint32_t n = t->nslots ? t->nslots : 16;
+	uint32_t n = t->nslots ? t->nslots : TABLE_MIN;
 	void **slot;
 
 	while (n <= need)
@@ -28,9 +33,16 @@ int emu_table_alloc(struct emu_table *t, void *p, uint32_t *id)
 
 	for (i = t->hint; i < t->nslots; i++)
 		if (!t->slot[i])
-			break;
-	if (i >= t->nslots && grow(t, i))
+			goto found;
+	/* round again from 0 before the table grows */
+	if (t->cyclic)
+		for (i = 0; i < t->hint && i < t->nslots; i++)
+			if (!t->slot[i])
+				goto found;
+	i = t->hint > t->nslots ? t->hint : t->nslots;
+	if (grow(t, i))
 		return -ENOMEM;
+found:
 	t->slot[i] = p;
 	t->hint = i + 1;
 	t->used++;
@@ -62,20 +74,25 @@ void *emu_table_remove(struct emu_table *t, uint32_t id)
 		return NULL;
 	t->slot[id] = NULL;
 	t->used--;
-	if (id < t->hint)
+	if (id < t->hint && !t->cyclic)
 		t->hint = id;
 	if (!t->used) {
-		/* keep long-running loops from holding a grown array */
+		/* keep long-running loops from holding a grown array; a cyclic
+		 * table goes on round the smallest one */
 		free(t->slot);
 		t->slot = NULL;
 		t->nslots = 0;
-		t->hint = 0;
+		if (!t->cyclic || t->hint >= TABLE_MIN)
+			t->hint = 0;
 	}
 	return p;
 }
 
 void emu_table_destroy(struct emu_table *t)
 {
+	bool cyclic = t->cyclic;
+
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
+	t->cyclic = cyclic;
 }

@@ -369,6 +369,48 @@ static void threads(void **state)
 }
 
 /*
+ * A freed QPN is not handed out again at once: the firmware gives QPNs out
+ * in rising order, so a CQE a destroyed QP left behind names no new QP.
+ */
+static void qpn_not_reused_at_once(void **state)
+{
+	struct ibv_context *ctx = emu_test_open();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *qp[3], *again;
+	uint32_t freed, seen[20];
+	unsigned int i, j;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		qp[i] = create_rc_qp(pd, cq);
+		assert_non_null(qp[i]);
+	}
+	freed = qp[1]->qp_num;
+	assert_int_equal(ibv_destroy_qp(qp[1]), 0);
+	again = create_rc_qp(pd, cq);
+	assert_non_null(again);
+	assert_int_not_equal(again->qp_num, freed);
+	assert_int_not_equal(again->qp_num, qp[0]->qp_num);
+	assert_int_not_equal(again->qp_num, qp[2]->qp_num);
+	assert_int_equal(ibv_destroy_qp(again), 0);
+	assert_int_equal(ibv_destroy_qp(qp[2]), 0);
+	assert_int_equal(ibv_destroy_qp(qp[0]), 0);
+	/* one QP at a time: no QPN twice within 16 */
+	for (i = 0; i < 20; i++) {
+		again = create_rc_qp(pd, cq);
+		assert_non_null(again);
+		seen[i] = again->qp_num;
+		for (j = i >= 15 ? i - 15 : 0; j < i; j++)
+			assert_int_not_equal(seen[j], seen[i]);
+		assert_int_equal(ibv_destroy_qp(again), 0);
+	}
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
+/*
  * Repetition 100 and the last one must see the same fds and (almost) the
  * same RSS: everything a context creates is freed on destroy/close.
  */
@@ -407,6 +449,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mr_keys_and_cq_size),
 		cmocka_unit_test(unsupported),
 		cmocka_unit_test(threads),
+		cmocka_unit_test(qpn_not_reused_at_once),
 	};
 	const struct CMUnitTest loop[] = {
 		cmocka_unit_test(create_destroy_loop),
