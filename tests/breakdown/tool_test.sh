@@ -18,8 +18,10 @@ import csv, json, sys
 j = json.load(open(sys.argv[1]))
 src = {c["name"]: c["source"] for c in j["components"]}
 assert src["llp-prog"] == "measured" and src["switch"] == "option", src
-# means: the timer's steps make single samples and medians jump around 0
-assert len(j["steps"]) == 7 and all(s["mean_ns"] > -1 for s in j["steps"]), j["steps"]
+# means: the timer's steps make single samples and medians jump around 0,
+# and a step next to free comes out a little either side of it; a stamp
+# counted twice would be ~35 ns off
+assert len(j["steps"]) == 7 and all(s["mean_ns"] > -3 for s in j["steps"]), j["steps"]
 assert [s["name"] for s in j["inline_steps"]] == [s["name"] for s in j["steps"]]
 assert all(c["ns"] >= 0 for c in j["components"]), j["components"]
 assert {p["name"] for p in j["paths"]} >= {"ibv_post_send-td", "ibv_wr-plain", "ibv_poll_cq-td"}
