@@ -389,7 +389,8 @@ int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 /* Pick up ARM_DB, raise an event if due; returns true if one was. */
 bool nic_cq_poll_arm(struct nic_dev *dev, struct nic_cq *cq);
 void nic_cq_init(struct nic_cq *cq);
-/* switch to a new ring; -EINVAL if it cannot hold the unpolled CQEs */
+/* switch to a new ring; -EINVAL if it cannot hold the unpolled CQEs,
+ * -EBUSY if the old one has no slot left for the marker */
 int nic_cq_resize(struct nic_cq *cq, uint8_t *buf, uint32_t ncqe,
 		  uint32_t cqe_size);
 
