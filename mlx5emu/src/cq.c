@@ -2,7 +2,7 @@
 /*
  * Completion channels and CQs. The CQ buffer and doorbell record are the
  * application's memory; the NIC finds a CQ by dev->cqs[cqn] and keeps its
- * producer index in the emu_cq, never in the buffer.
+ * producer index in its own nic_cq, never in the buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,13 +25,15 @@ int emu_cmd_create_comp_channel(struct emu_context *ctx, struct emu_cmd *c)
 	return 0;
 }
 
-static uint32_t roundup_pow2(uint32_t v)
+/* mlx5_ib: a ring of roundup_pow2(cqe + 1) entries, within the device's */
+static int cq_ring_entries(uint32_t cqe, uint32_t *ncqe)
 {
-	uint32_t r = 1;
+	uint32_t max = 1U << emu_cfg.model->log_max_cq_sz;
 
-	while (r < v)
-		r <<= 1;
-	return r;
+	if ((int32_t)cqe < 1 || cqe > max)
+		return -EINVAL;
+	*ncqe = emu_roundup_pow2(cqe + 1);
+	return *ncqe > max ? -EINVAL : 0;
 }
 
 int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
@@ -39,10 +41,9 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 	struct ib_uverbs_ex_create_cq_resp resp = {};
 	struct mlx5_ib_create_cq_resp dresp = {};
 	struct mlx5_ib_create_cq ucmd = {};
-	uint32_t max = 1U << emu_cfg.model->log_max_cq_sz;
 	struct emu_device *dev = ctx->dev;
 	uint64_t user_handle;
-	uint32_t cqe, comp_vector;
+	uint32_t cqe, ncqe, comp_vector;
 	int32_t channel_fd;
 	struct emu_cq *cq;
 	int ret;
@@ -75,11 +76,9 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 		return -EINVAL;
 	memcpy(&ucmd, c->drv_req,
 	       c->drv_req_len < sizeof(ucmd) ? c->drv_req_len : sizeof(ucmd));
-	/* mlx5_ib create_cq(): the ring holds roundup_pow2(cqe + 1) */
-	if ((int32_t)cqe < 1 || cqe > max)
-		return -EINVAL;
-	if (roundup_pow2(cqe + 1) > max)
-		return -EINVAL;
+	ret = cq_ring_entries(cqe, &ncqe);
+	if (ret)
+		return ret;
 	if (ucmd.cqe_size != 64 && ucmd.cqe_size != 128)
 		return -EINVAL;
 	if (ucmd.cqe_comp_en)
@@ -90,7 +89,7 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
-	cq->ncqe = roundup_pow2(cqe + 1);
+	cq->ncqe = ncqe;
 	cq->cqe_size = ucmd.cqe_size;
 	cq->buf_addr = ucmd.buf_addr;
 	cq->db_addr = ucmd.db_addr;
@@ -158,17 +157,15 @@ int emu_cmd_resize_cq(struct emu_context *ctx, struct emu_cmd *c)
 	const struct ib_uverbs_resize_cq *req = c->req;
 	struct ib_uverbs_resize_cq_resp resp = {};
 	struct mlx5_ib_resize_cq ucmd = {};
-	uint32_t max = 1U << emu_cfg.model->log_max_cq_sz, ncqe;
+	uint32_t ncqe;
 	struct emu_cq *cq = emu_uobj_get(ctx, req->cq_handle, EMU_OBJ_CQ);
 	int ret;
 
 	if (!cq)
 		return -EINVAL;
-	if ((int32_t)req->cqe < 1 || req->cqe > max)
-		return -EINVAL;
-	ncqe = roundup_pow2(req->cqe + 1);
-	if (ncqe > max)
-		return -EINVAL;
+	ret = cq_ring_entries(req->cqe, &ncqe);
+	if (ret)
+		return ret;
 	if (ncqe != cq->ncqe) {
 		if (c->drv_req_len < sizeof(ucmd))
 			return -EINVAL;

@@ -77,6 +77,16 @@ static inline void emu_list_del(struct emu_list *n)
 	for (pos = (head)->next, tmp = pos->next; pos != (head);               \
 	     pos = tmp, tmp = pos->next)
 
+/* rings of power-of-two sizes: the smallest one with room for v */
+static inline uint32_t emu_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
 /*
  * Sparse id -> pointer map; ids are reused lowest-first like an IDR, or,
  * in a cyclic table, only after the ids above them (QPNs: the firmware
@@ -208,7 +218,6 @@ struct emu_cq {
 	/* destroy answers these; the NIC's completer produces the events */
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
-	uint32_t producer; /* NIC: next CQE index */
 	void *nic; /* the NIC's state for this CQ */
 };
 

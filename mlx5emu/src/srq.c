@@ -22,15 +22,6 @@ enum {
 	SRQ_ATTR_LIMIT = 1 << 1,
 };
 
-static uint32_t roundup_pow2(uint32_t v)
-{
-	uint32_t r = 1;
-
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
 static void copy_out(void *dst, size_t dst_len, const void *src, size_t src_len)
 {
 	if (dst)
@@ -76,11 +67,11 @@ int emu_cmd_create_srq(struct emu_context *ctx, struct emu_cmd *c)
 	}
 	/* the WQE layout libmlx5 computed the same way */
 	stride = SRQ_NEXT_SEG + req->max_sge * SRQ_DATA_SEG;
-	stride =
-		roundup_pow2(stride < SRQ_MIN_STRIDE ? SRQ_MIN_STRIDE : stride);
+	stride = emu_roundup_pow2(stride < SRQ_MIN_STRIDE ? SRQ_MIN_STRIDE :
+							    stride);
 	srq->wqe_shift = __builtin_ctz(stride);
 	srq->max_sge = (stride - SRQ_NEXT_SEG) / SRQ_DATA_SEG;
-	srq->nwqe = roundup_pow2(req->max_wr + 1);
+	srq->nwqe = emu_roundup_pow2(req->max_wr + 1);
 	srq->buf_addr = ucmd.buf_addr;
 	srq->db_addr = ucmd.db_addr;
 	srq->uobj.user_handle = req->user_handle;
