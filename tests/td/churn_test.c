@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emu_test.h"
 #include "rc_loop.h"
@@ -37,15 +36,6 @@ struct slot {
 
 static unsigned int rounds = 10000;
 
-static uintptr_t qp_bf_reg(struct ibv_qp *qp)
-{
-	struct mlx5dv_qp dv = {};
-	struct mlx5dv_obj obj = { .qp = { .in = qp, .out = &dv } };
-
-	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
-	return (uintptr_t)dv.bf.reg;
-}
-
 static void slot_fill(struct slot *s, struct ibv_pd *pd, struct ibv_cq *cq,
 		      unsigned int level)
 {
@@ -58,7 +48,7 @@ static void slot_fill(struct slot *s, struct ibv_pd *pd, struct ibv_cq *cq,
 	assert_non_null(s->parent);
 	s->qp = rc_loop_create_qp(s->parent, cq, 4);
 	assert_non_null(s->qp);
-	s->reg = qp_bf_reg(s->qp);
+	s->reg = td_qp_bf_reg(s->qp);
 	s->level = level;
 }
 

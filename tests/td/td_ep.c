@@ -25,7 +25,7 @@ struct ibv_td *td_alloc(struct ibv_context *ctx, uint32_t level)
 	return ibv_alloc_td(ctx, &attr);
 }
 
-static uintptr_t qp_bf_reg(struct ibv_qp *qp)
+uintptr_t td_qp_bf_reg(struct ibv_qp *qp)
 {
 	struct mlx5dv_qp dv = {};
 	struct mlx5dv_obj obj = { .qp = { .in = qp, .out = &dv } };
@@ -60,7 +60,7 @@ int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level)
 	assert_non_null(ep->cq);
 	ep->qp = rc_loop_create_qp(ep->parent ?: pd, ep->cq, DEPTH);
 	assert_non_null(ep->qp);
-	ep->bf_reg = qp_bf_reg(ep->qp);
+	ep->bf_reg = td_qp_bf_reg(ep->qp);
 
 	ep->target_cq = ibv_create_cq(ctx, DEPTH, NULL, NULL, 0);
 	assert_non_null(ep->target_cq);

@@ -29,6 +29,9 @@ struct td_ep {
 /* level 0: no sharing attribute (the provider's or MLX5_UAR_SHARING's default) */
 struct ibv_td *td_alloc(struct ibv_context *ctx, uint32_t level);
 
+/* the BlueFlame register a QP rings, as mlx5dv_init_obj() reports it */
+uintptr_t td_qp_bf_reg(struct ibv_qp *qp);
+
 /* td_ep_open()'s level for an endpoint with no thread domain at all */
 #define TD_EP_NO_TD UINT32_MAX
 
