@@ -7,6 +7,8 @@
 #   make export        patches/ rewritten from the commits in build/src
 #   make series        the upstream submission (numbered patches + cover letter) in build/series
 #   make check-series  every prefix of the series builds (slow: kept out of make check)
+#   make check-hw      the series' validation kit (tdshare-check-hw) on this host's
+#                      mlx5 device, or on mlx5emu without one; report in build/check-hw
 #   make deb           Debian source and binary packages in build/packages
 #   make rpm           the SRPM (and, as proof, binary RPMs) in build/packages
 #   make check-packages  install the .debs over Debian's in a Debian 12 root
@@ -18,6 +20,7 @@ PHASE := cmake/phase.sh
 CTEST_ARGS ?=
 
 .PHONY: all deps source configure build demo check tree export series check-series clean
+.PHONY: check-hw
 .PHONY: deb rpm check-packages check-rpm
 
 all: build
@@ -42,6 +45,12 @@ demo: deps build
 
 check: deps build
 	@$(PHASE) test ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
+
+# CHECK_HW_ARGS: more options, e.g. CHECK_HW_ARGS=--hardware on a lab host
+CHECK_HW_ARGS ?=
+check-hw: deps build
+	@$(PHASE) check-hw bash -c '. $(BUILD)/env.sh && \
+		tdshare-check-hw -o $(BUILD)/check-hw $(CHECK_HW_ARGS)'
 
 tree: source
 
