@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Limits and configuration of the emulated device (rxe_param.h's job):
+ * the fixed sizes, and emu_cfg, which device.c fills once from the
+ * environment through the option table (option.c).
+ */
+#ifndef MLX5EMU_PARAM_H
+#define MLX5EMU_PARAM_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "model.h"
+
+#define EMU_MAX_FDS 65536
+#define EMU_ADAPTER_PAGE 4096 /* one HW UAR */
+#define EMU_NON_FP_BFREGS_PER_UAR 2
+#define EMU_BFREGS_PER_UAR 4
+#define EMU_MAX_BFREGS 512
+#define EMU_FIRST_UAR_ID 0x10 /* low HW UARs belong to the driver */
+#define EMU_FIRST_QPN 0x100
+#define EMU_INVALID_BFREG (-1)
+#define EMU_NUM_COMP_VECTORS 4
+#define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
+
+enum emu_uar_mode {
+	EMU_UAR_DYNAMIC,
+	EMU_UAR_STATIC,
+};
+
+enum emu_transport {
+	EMU_TRANSPORT_WRITE,
+	EMU_TRANSPORT_IOCTL,
+};
+
+struct emu_config {
+	const struct emu_model *model;
+	unsigned int ndevices;
+	unsigned int nports;
+	enum emu_uar_mode uar_mode;
+	enum emu_transport transport;
+	unsigned int uars_per_page; /* dynamic: 4 KB UARs per UAR object */
+	unsigned int dyn_bfregs; /* static: num_dyn_bfregs reported */
+	unsigned int uar_limit; /* HW UARs per context, 0 = no limit */
+	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
+	int trace_fd; /* -1: tracing off */
+	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
+	char stat_dir[PATH_MAX];
+};
+
+extern struct emu_config emu_cfg;
+
+#endif
