@@ -286,13 +286,12 @@ uint32_t emu_dev_alloc_uar_id(struct emu_device *dev, uint32_t n)
 		if (j < n)
 			continue;
 		/* HW UAR indices are device-wide: other processes too */
-		for (j = 0; j < n && emu_fabric_claim_uar(dev->index, i + j);
-		     j++)
+		for (j = 0; j < n && fabric_claim_uar(dev->index, i + j); j++)
 			;
 		if (j == n)
 			break;
 		while (j--)
-			emu_fabric_release_uar(dev->index, i + j);
+			fabric_release_uar(dev->index, i + j);
 	}
 	if (i + n > max)
 		goto out;
@@ -311,7 +310,7 @@ void emu_dev_free_uar_id(struct emu_device *dev, uint32_t id, uint32_t n)
 
 	pthread_mutex_lock(&dev->lock);
 	for (j = 0; j < n; j++)
-		emu_fabric_release_uar(dev->index, id + j);
+		fabric_release_uar(dev->index, id + j);
 	memset(dev->uar_used + id, 0, n);
 	if (id < dev->uar_hint)
 		dev->uar_hint = id;

@@ -109,7 +109,7 @@ struct emu_cq {
 	/* destroy answers these; the NIC's completer produces the events */
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
-	void *nic; /* the NIC's state for this CQ */
+	struct emu_nic_cq *nic; /* the NIC's state for this CQ */
 };
 
 /* A basic SRQ: a ring of linked receive WQEs (mlx5_wqe_srq_next_seg). */
@@ -123,7 +123,7 @@ struct emu_srq {
 	uint64_t buf_addr, db_addr;
 	uint32_t limit; /* armed limit, 0 once the event fired */
 	uint32_t events_reported;
-	void *nic; /* the NIC's state for this SRQ */
+	struct emu_nic_srq *nic; /* the NIC's state for this SRQ */
 };
 
 enum emu_qp_state {
@@ -186,7 +186,7 @@ struct emu_qp {
 	uint32_t events_reported;
 	pid_t tid; /* the thread that created it, for attribution */
 	struct emu_list stat_node; /* ctx->stat_qps, under the stat lock */
-	void *nic; /* the NIC's state for this QP */
+	struct emu_nic_qp *nic; /* the NIC's state for this QP */
 };
 
 /* ---- device and context ---- */
@@ -212,7 +212,6 @@ struct emu_device {
 	uint32_t uar_hint;
 	uint8_t mkey_variant;
 	struct emu_list contexts;
-	void *nic; /* the NIC's state for this device */
 };
 
 extern struct emu_device emu_devices[EMU_MAX_DEVICES];

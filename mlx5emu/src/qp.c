@@ -375,18 +375,18 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	}
 	pthread_mutex_lock(&dev->lock);
 	ret = emu_table_alloc(&dev->qps, qp, &index);
-	if (!ret && index + emu_fabric_qpn_base() > 0xffffff) {
+	if (!ret && index + fabric_qpn_base() > 0xffffff) {
 		emu_table_remove(&dev->qps, index);
 		ret = -ENOMEM;
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
 		goto err_uar;
-	qp->qpn = emu_fabric_qpn_base() + index;
+	qp->qpn = fabric_qpn_base() + index;
 	ret = emu_uobj_add(ctx, &qp->uobj, EMU_OBJ_QP);
 	if (ret)
 		goto err_qpn;
-	ret = emu_nic_qp_create(qp);
+	ret = nic_attach_qp(qp);
 	if (ret) {
 		emu_uobj_remove(ctx, &qp->uobj);
 		goto err_qpn;
@@ -434,10 +434,10 @@ int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp)
 	struct emu_context *ctx = qp->uobj.ctx;
 	struct emu_device *dev = ctx->dev;
 
-	emu_nic_qp_destroy(qp);
+	nic_detach_qp(qp);
 	/* unpublish: the fabric can no longer find it */
 	pthread_mutex_lock(&dev->lock);
-	emu_table_remove(&dev->qps, qp->qpn - emu_fabric_qpn_base());
+	emu_table_remove(&dev->qps, qp->qpn - fabric_qpn_base());
 	pthread_mutex_unlock(&dev->lock);
 	emu_uobj_remove(ctx, &qp->uobj);
 	if (ctx->async)
@@ -568,7 +568,7 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	emu_trace("ctx%u MODIFY_QP qpn=0x%x %s->%s mask=0x%x", ctx->id, qp->qpn,
 		  state_name(qp->state), state_name(next), mask);
 	qp->state = next;
-	emu_nic_qp_modify(qp);
+	nic_modify_qp(qp);
 	if (c->ex && c->resp) {
 		struct ib_uverbs_ex_modify_qp_resp resp = {
 			.response_length = c->resp_len,
@@ -624,4 +624,11 @@ int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c)
 	resp.sq_sig_all = qp->sq_sig_all;
 	copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
 	return 0;
+}
+
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn)
+{
+	uint32_t base = fabric_qpn_base();
+
+	return qpn < base ? NULL : emu_table_get(&dev->qps, qpn - base);
 }

@@ -29,9 +29,15 @@ struct env {
 	int last_qp_event;
 };
 
+/* the device is the env's first member */
+static struct env *to_env(struct nic_dev *dev)
+{
+	return (struct env *)((char *)dev - offsetof(struct env, dev));
+}
+
 static int t_mr_lookup(struct nic_dev *dev, uint32_t key, struct nic_mr *mr)
 {
-	struct env *e = dev->priv;
+	struct env *e = to_env(dev);
 	unsigned int i;
 
 	for (i = 0; i < e->nmr; i++)
@@ -44,7 +50,7 @@ static int t_mr_lookup(struct nic_dev *dev, uint32_t key, struct nic_mr *mr)
 
 static void t_comp_event(struct nic_dev *dev, struct nic_cq *cq)
 {
-	struct env *e = dev->priv;
+	struct env *e = to_env(dev);
 
 	(void)cq;
 	e->events++;
@@ -52,7 +58,7 @@ static void t_comp_event(struct nic_dev *dev, struct nic_cq *cq)
 
 static void t_qp_event(struct nic_dev *dev, struct nic_qp *qp, int event)
 {
-	struct env *e = dev->priv;
+	struct env *e = to_env(dev);
 
 	(void)qp;
 	e->qp_events++;
@@ -62,7 +68,7 @@ static void t_qp_event(struct nic_dev *dev, struct nic_qp *qp, int event)
 static enum nic_ack t_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			   const struct nic_pkt *pkt)
 {
-	struct env *e = dev->priv;
+	struct env *e = to_env(dev);
 	unsigned int i;
 
 	(void)qp;
@@ -112,7 +118,6 @@ static int setup(void **state)
 	unsigned int i;
 
 	e->dev.ops = &t_ops;
-	e->dev.priv = e;
 	e->dev.lid = 7;
 	for (i = 0; i < 2; i++) {
 		struct nic_cq *cq = &e->cq[i];

@@ -11,12 +11,19 @@
  *   responder.c  execute an incoming request against the RQ/SRQ and MRs
  *   srq.c        the shared receive queue: linked WQEs, limit event
  *   completer.c  write CQEs, CQ arming, completion events
- *   nic.c        the NIC thread: doorbell watching and idle back-off,
- *                glue to the emulated device's objects
  *
- * This header is the only interface: it sees plain memory (the rings as
- * the application mapped them) plus callbacks into the emulated device,
- * so the unit tests drive it without libibverbs.
+ * The NIC core is those files and this header: it sees plain memory (the
+ * rings as the application mapped them) plus callbacks into the emulated
+ * device (struct nic_dev_ops), so the unit tests drive it without
+ * libibverbs. Its users embed its objects in their own and get back to
+ * theirs with container_of.
+ *
+ * Around the core, in libmlx5emu.so only (glue.h):
+ *   thread.c     the NIC thread: passes over the QPs, idle back-off
+ *   doorbell.c   doorbell attribution (which QP rang on which UAR slot)
+ *   glue.c       the NIC's side of the seam (../emu_nic.h): the emulated
+ *                device's objects attached to core objects, and the
+ *                callbacks the core makes into the device
  */
 #ifndef MLX5EMU_NIC_H
 #define MLX5EMU_NIC_H
@@ -151,7 +158,6 @@ struct nic_dev_ops {
 
 struct nic_dev {
 	const struct nic_dev_ops *ops;
-	void *priv;
 	uint16_t lid;
 	unsigned int mr_gen; /* bumped on every deregistration */
 };
@@ -179,7 +185,6 @@ struct nic_cq {
 
 	uint64_t events; /* completion events raised */
 	uint64_t stalls; /* CQE postponed: no room before SET_CI */
-	void *priv;
 };
 
 /*
@@ -199,7 +204,6 @@ struct nic_srq {
 	uint16_t ci; /* WQEs taken so far */
 	uint32_t limit; /* fire below this many posted WQEs; 0: disarmed */
 	uint64_t taken;
-	void *priv;
 };
 
 struct nic_qp {
@@ -257,7 +261,6 @@ struct nic_qp {
 
 	/* statistics */
 	uint64_t wqes, bytes, rnr_waits, retries;
-	void *priv;
 };
 
 /* ---- wqe.c -------------------------------------------------------- */
