@@ -2,7 +2,8 @@
 /*
  * Limits and configuration of the emulated device (rxe_param.h's job):
  * the fixed sizes, and emu_cfg, which device.c fills once from the
- * environment through the option table (option.c).
+ * environment through the option table (option.h). The values of choice
+ * options are their index in the option's list of choices.
  */
 #ifndef MLX5EMU_PARAM_H
 #define MLX5EMU_PARAM_H
@@ -33,6 +34,11 @@ enum emu_transport {
 	EMU_TRANSPORT_IOCTL,
 };
 
+enum emu_nic_mode {
+	EMU_NIC_POLL,
+	EMU_NIC_SPIN,
+};
+
 struct emu_config {
 	const struct emu_model *model;
 	unsigned int ndevices;
@@ -46,6 +52,10 @@ struct emu_config {
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	char stat_dir[PATH_MAX];
+	char fabric[96]; /* the fabric's name: who sees whom */
+	bool nic_spin; /* the NIC thread never sleeps */
+	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
+	unsigned int nic_budget; /* WQEs per QP per pass */
 };
 
 extern struct emu_config emu_cfg;

@@ -101,14 +101,13 @@ static struct {
 
 static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 {
-	const char *name = getenv("MLX5EMU_FABRIC");
 	int n;
 
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(),
-		     name && *name ? name : "default", slot);
+		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(), emu_cfg.fabric,
+		     slot);
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
@@ -650,7 +649,6 @@ static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
 bool fabric_claim_uar(unsigned int dev, uint32_t id)
 {
 	uint32_t max = emu_cfg.model->max_uars;
-	const char *name = getenv("MLX5EMU_FABRIC");
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	socklen_t len;
 	int fd, n;
@@ -664,7 +662,7 @@ bool fabric_claim_uar(unsigned int dev, uint32_t id)
 	}
 	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
 		     "mlx5emu.%u.%s.d%u.uar.%u", (unsigned int)getuid(),
-		     name && *name ? name : "default", dev, id);
+		     emu_cfg.fabric, dev, id);
 	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

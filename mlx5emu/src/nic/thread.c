@@ -14,8 +14,6 @@
  * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
  */
 #include <poll.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -171,18 +169,10 @@ static void nic_atfork_child(void)
 
 static void read_settings(void)
 {
-	const char *mode = getenv("MLX5EMU_NIC");
-	const char *idle = getenv("MLX5EMU_NIC_IDLE_US");
-	const char *budget = getenv("MLX5EMU_NIC_BUDGET");
-
-	run.spin = mode && !strcmp(mode, "spin");
+	run.spin = emu_cfg.nic_spin;
 	/* 1 makes QPs advance one WQE at a time, round robin: for tests */
-	run.budget = budget ? strtoul(budget, NULL, 0) : NIC_BUDGET;
-	if (!run.budget)
-		run.budget = NIC_BUDGET;
-	run.idle_max_us = idle ? strtoul(idle, NULL, 0) : 200;
-	if (!run.idle_max_us)
-		run.idle_max_us = 1;
+	run.budget = emu_cfg.nic_budget ? emu_cfg.nic_budget : NIC_BUDGET;
+	run.idle_max_us = emu_cfg.nic_idle_us ? emu_cfg.nic_idle_us : 1;
 }
 
 int nic_start(void)
