@@ -6,16 +6,18 @@
 #ifndef MLX5EMU_LOC_H
 #define MLX5EMU_LOC_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "emu_verbs.h"
 
-/* interpose.c: which fds are ours */
+/* interpose_fd.c: which fds are ours */
 enum emu_fd_kind {
 	EMU_FD_NONE,
 	EMU_FD_CMD,
@@ -28,18 +30,64 @@ void *emu_fd_get(int fd, enum emu_fd_kind kind);
 void emu_fd_clear(int fd);
 void emu_fd_forget_copies(struct emu_context *ctx);
 
-/* real libc entry points, resolved with RTLD_NEXT */
+/* interpose.c */
+
+/*
+ * The real libc entry points, resolved with RTLD_NEXT by emu_libc_init():
+ * what we interpose and must pass on, and what the emulator itself uses
+ * on its own fds.
+ */
+#define EMU_LIBC_CALLS(X)                                                      \
+	X(int, close, (int fd))                                                \
+	X(ssize_t, read, (int fd, void *buf, size_t count))                    \
+	X(ssize_t, write, (int fd, const void *buf, size_t count))             \
+	X(void *, mmap,                                                        \
+	  (void *addr, size_t len, int prot, int flags, int fd, off_t off))    \
+	X(int, munmap, (void *addr, size_t len))                               \
+	X(int, ioctl, (int fd, unsigned long req, ...))                        \
+	X(int, open, (const char *path, int flags, ...))                       \
+	X(int, openat, (int dirfd, const char *path, int flags, ...))          \
+	X(int, stat, (const char *path, struct stat *st))                      \
+	X(int, lstat, (const char *path, struct stat *st))                     \
+	X(int, fstat, (int fd, struct stat *st))                               \
+	X(int, fstatat,                                                        \
+	  (int dirfd, const char *path, struct stat *st, int flags))           \
+	X(int, statx,                                                          \
+	  (int dirfd, const char *path, int flags, unsigned int mask,          \
+	   struct statx *stx))                                                 \
+	X(int, faccessat, (int dirfd, const char *path, int mode, int flags))  \
+	X(FILE *, fopen, (const char *path, const char *mode))                 \
+	X(DIR *, opendir, (const char *path))                                  \
+	X(ssize_t, readlink, (const char *path, char *buf, size_t len))        \
+	X(ssize_t, readlinkat,                                                 \
+	  (int dirfd, const char *path, char *buf, size_t len))                \
+	X(char *, realpath, (const char *path, char *resolved))                \
+	X(ssize_t, getxattr,                                                   \
+	  (const char *path, const char *name, void *val, size_t len))         \
+	X(ssize_t, lgetxattr,                                                  \
+	  (const char *path, const char *name, void *val, size_t len))         \
+	X(int, dup, (int fd))                                                  \
+	X(int, dup2, (int fd, int newfd))                                      \
+	X(int, dup3, (int fd, int newfd, int flags))                           \
+	X(int, fcntl, (int fd, int cmd, ...))                                  \
+	X(int, socket, (int domain, int type, int protocol))                   \
+	X(int, bind, (int fd, const struct sockaddr *addr, socklen_t len))     \
+	X(int, getsockname, (int fd, struct sockaddr *addr, socklen_t *len))   \
+	X(int, setsockopt,                                                     \
+	  (int fd, int level, int name, const void *val, socklen_t len))       \
+	X(ssize_t, sendto,                                                     \
+	  (int fd, const void *buf, size_t len, int flags,                     \
+	   const struct sockaddr *to, socklen_t tolen))                        \
+	X(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags))     \
+	X(ssize_t, recvfrom,                                                   \
+	  (int fd, void *buf, size_t len, int flags, struct sockaddr *from,    \
+	   socklen_t *fromlen))                                                \
+	X(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags))
+
 struct emu_libc {
-	int (*close)(int fd);
-	ssize_t (*read)(int fd, void *buf, size_t count);
-	ssize_t (*write)(int fd, const void *buf, size_t count);
-	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
-		      off_t off);
-	int (*munmap)(void *addr, size_t len);
-	int (*ioctl)(int fd, unsigned long req, ...);
-	ssize_t (*recvmsg)(int fd, struct msghdr *msg, int flags);
-	int (*setsockopt)(int fd, int level, int name, const void *val,
-			  socklen_t len);
+#define EMU_LIBC_POINTER(ret, name, params) ret(*name) params;
+	EMU_LIBC_CALLS(EMU_LIBC_POINTER)
+#undef EMU_LIBC_POINTER
 };
 
 extern struct emu_libc emu_libc;
@@ -63,6 +111,8 @@ int emu_netlink_getsockname(struct emu_netlink *nl, struct sockaddr *addr,
 int emu_netlink_setsockopt(struct emu_netlink *nl, int fd, int level, int name,
 			   const void *val, socklen_t len);
 ssize_t emu_netlink_send(struct emu_netlink *nl, const struct msghdr *msg);
+ssize_t emu_netlink_send_buf(struct emu_netlink *nl, const void *buf,
+			     size_t len);
 ssize_t emu_netlink_recv(int fd, struct msghdr *msg, int flags);
 void emu_netlink_close(struct emu_netlink *nl);
 
