@@ -196,17 +196,18 @@ int emu_cmd_destroy_srq(struct emu_context *ctx, struct emu_cmd *c);
 int emu_srq_destroy(struct emu_srq *srq,
 		    struct ib_uverbs_destroy_srq_resp *resp);
 
-/* uar.c */
+/* uar.c: UAR pages and bfregs */
 int emu_uar_context_init(struct emu_context *ctx,
 			 const struct mlx5_ib_alloc_ucontext_req_v2 *req,
 			 size_t req_len,
 			 struct mlx5_ib_alloc_ucontext_resp *resp);
 void emu_uar_context_fini(struct emu_context *ctx);
-void emu_uar_forget_maps(struct emu_context *ctx);
-void emu_uar_sync(struct emu_context *ctx);
-void emu_uar_sync_locked(struct emu_context *ctx);
 int emu_uar_grow_file(struct emu_context *ctx, uint64_t end);
-void emu_uar_forked(void);
+int emu_uar_page_new(struct emu_context *ctx, enum emu_uar_kind kind,
+		     uint32_t index, struct emu_uar_page **out);
+void emu_uar_page_put(struct emu_uar_page *pg);
+/* a UAR request refused, for attribution */
+void emu_uar_refused(struct emu_context *ctx, const char *what, int err);
 int emu_uar_obj_alloc(struct emu_context *ctx, uint32_t type,
 		      struct emu_uar_page **out);
 int emu_uar_obj_destroy(struct emu_uar_page *pg);
@@ -216,9 +217,18 @@ void emu_uar_unbind_qp(struct emu_context *ctx, struct emu_qp *qp);
 int emu_uar_bind_cq(struct emu_context *ctx, struct emu_cq *cq, bool has_idx,
 		    uint32_t page_id);
 void emu_uar_unbind_cq(struct emu_context *ctx, struct emu_cq *cq);
+
+/* uar_map.c: the application's mappings of UAR pages */
 void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		   int flags, off_t off);
 bool emu_uar_munmap(void *addr, size_t len);
+void emu_uar_forked(void);
+/* the mappings we saw of one page, or of all the context's (pg NULL) */
+void emu_uar_forget_page_maps(struct emu_context *ctx, struct emu_uar_page *pg);
+void emu_uar_forget_maps(struct emu_context *ctx);
+void emu_uar_sync(struct emu_context *ctx);
+void emu_uar_sync_locked(struct emu_context *ctx);
+void emu_uar_check_mapped(struct emu_context *ctx, struct emu_uar_page *pg);
 
 /* clock.c: the read-only clock info page of a context */
 int emu_clock_info_init(struct emu_context *ctx);

@@ -23,6 +23,8 @@
 #define EMU_INVALID_BFREG (-1)
 #define EMU_NUM_COMP_VECTORS 4
 #define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
+#define EMU_MMAP_CMD_SHIFT 8 /* mmap offsets: command in bits 8-15 */
+#define EMU_MMAP_DYN_CMD 9 /* first command the kernel uses for entries */
 
 enum emu_uar_mode {
 	EMU_UAR_DYNAMIC,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -78,5 +79,10 @@ int emu_table_alloc_at(struct emu_table *t, void *p, uint32_t id);
 void *emu_table_get(const struct emu_table *t, uint32_t id);
 void *emu_table_remove(struct emu_table *t, uint32_t id);
 void emu_table_destroy(struct emu_table *t);
+
+static inline size_t emu_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
 
 #endif
