@@ -7,7 +7,8 @@
  *   opcode.c     what each mlx5 send opcode means, as a table
  *   mr.c         lkey/rkey, PD, access and bounds checks
  *   requester.c  walk the SQ up to SND_DBR, transmit, retire in order,
- *                retries, error and flush
+ *                retries
+ *   qp.c         the QP's life: error, flush, reset
  *   responder.c  execute an incoming request against the RQ/SRQ and MRs
  *   srq.c        the shared receive queue: linked WQEs, limit event
  *   completer.c  write CQEs, CQ arming, completion events
@@ -366,6 +367,12 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		    enum nic_ack ack, const uint8_t *data, uint32_t len);
 /* The peer process is gone: nothing in flight will be answered. */
 void nic_req_lost(struct nic_qp *qp);
+/* a requester CQE for send WQE idx: a syndrome makes it an error CQE */
+int nic_req_cqe(struct nic_qp *qp, uint16_t idx, uint8_t opcode,
+		uint8_t syndrome, uint32_t byte_cnt);
+
+/* ---- qp.c --------------------------------------------------------- */
+
 /* Move to ERR (e.g. modify_qp) and flush what is posted. */
 void nic_qp_error(struct nic_qp *qp);
 unsigned int nic_qp_flush(struct nic_qp *qp);
