@@ -366,13 +366,14 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 		.src = &src,
 		.nsrc = 1,
 	};
+	const struct nic_transport *tp;
 	struct nic_qp *qp;
 
 	qp = nic_find_qp(req->dlid, req->dest_qpn);
-	if (req->qp_type != NIC_QPT_RC) {
+	tp = nic_transport(req->qp_type);
+	if (!tp->reliable) {
 		/* unreliable: executed or dropped, never answered */
-		if (qp && (req->qp_type == NIC_QPT_UD ||
-			   qp->dest_qpn == req->src_qpn))
+		if (qp && (!tp->connected || qp->dest_qpn == req->src_qpn))
 			nic_respond(qp, &pkt);
 		return 0;
 	}
@@ -636,7 +637,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		peer_drop(slot);
 		return NIC_NAK_NOQP;
 	}
-	return pkt->qp_type == NIC_QPT_RC ? NIC_PENDING : NIC_ACK;
+	return nic_transport(pkt->qp_type)->reliable ? NIC_PENDING : NIC_ACK;
 }
 
 /*
@@ -719,7 +720,7 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 
 	(void)dev;
 	if ((fabric.slot < 0 || slot == fabric.slot) &&
-	    qp->type == NIC_QPT_UD) {
+	    !nic_qp_transport(qp)->connected) {
 		/* a datagram names its destination: no cached peer */
 		peer = nic_find_qp(pkt->dlid, pkt->dest_qpn);
 		return peer ? nic_respond(peer, pkt) : NIC_DROPPED;

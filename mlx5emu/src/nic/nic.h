@@ -310,6 +310,27 @@ static inline bool nic_wqe_signaled(const struct nic_qp *qp,
 
 /* ---- opcode.c ----------------------------------------------------- */
 
+/*
+ * What a transport means to the NIC: consulted instead of checking
+ * qp->type (rxe keeps such masks per QP type in rxe_opcode.c).
+ */
+struct nic_transport {
+	const char *name;
+	bool reliable; /* answered: ACK/NAK, go-back, retries (RC) */
+	bool connected; /* one peer from RTR on; else every WQE names its
+			 * destination and Q_Key, which the responder checks */
+	uint32_t recv_hdr; /* receive buffers start with this much room */
+	uint32_t max_msg; /* longest message; 0: only the 2 GB of the CQE */
+};
+
+const struct nic_transport *nic_transport(enum nic_qp_type type);
+
+static inline const struct nic_transport *
+nic_qp_transport(const struct nic_qp *qp)
+{
+	return nic_transport(qp->type);
+}
+
 enum {
 	NIC_OPF_VALID = 1 << 0,
 	NIC_OPF_RADDR = 1 << 1, /* raddr segment follows the control seg */

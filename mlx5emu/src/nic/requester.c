@@ -108,7 +108,7 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 
 	if (!(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)))
 		return NIC_ACK; /* NOP */
-	if (qp->type == NIC_QPT_UD) {
+	if (!nic_qp_transport(qp)->connected) {
 		pkt.dlid = w->ud_dlid;
 		pkt.dest_qpn = w->ud_dqpn;
 		/* the high bit asks for the sending QP's own Q_Key */
@@ -141,7 +141,7 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
 	/* unreliable: gone is done, whatever became of it */
-	return qp->type == NIC_QPT_RC ? ack : NIC_ACK;
+	return nic_qp_transport(qp)->reliable ? ack : NIC_ACK;
 }
 
 static bool window_full(const struct nic_qp *qp, uint32_t len)
