@@ -265,11 +265,11 @@ int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps)
 	(void)dev;
 	if (port < 1 || port > emu_cfg.nports)
 		return -EINVAL;
-	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(speeds); i++)
 		if (speeds[i].code == m->active_speed &&
 		    m->active_width < sizeof(lanes))
 			break;
-	if (i == sizeof(speeds) / sizeof(speeds[0]))
+	if (i == ARRAY_SIZE(speeds))
 		return -EINVAL;
 	*mbps = (uint64_t)speeds[i].lane_mbps * lanes[m->active_width];
 	return 0;
