@@ -181,9 +181,16 @@ static void test_readme_matches_table(void **state)
 		if (!o->name) {
 			/* the data path's environment table */
 			snprintf(var, sizeof(var), "| `%s", o->var);
-			if (!strstr(readme, var))
+			p = strstr(readme, var);
+			if (!p)
 				fail_msg("README.md lacks a row for %s",
 					 o->var);
+			snprintf(def, sizeof(def), "%.*s",
+				 (int)strcspn(p, "\n"), p);
+			if (!strstr(def, emu_option_default(o)))
+				fail_msg(
+					"README.md: %s does not say its default '%s'",
+					o->var, emu_option_default(o));
 			continue;
 		}
 		if (!readme_row(readme, o->name, def, sizeof(def)))
@@ -254,6 +261,26 @@ static void test_man_matches_table(void **state)
 			fail_msg(
 				"mlx5emu.1: --%s does not say its default '%s'",
 				o->name, emu_option_default(o));
+	}
+	/* the environment-only ones, in ENVIRONMENT */
+	for (i = 0; i < EMU_NOPTIONS; i++) {
+		const struct emu_option *o = &emu_options[i];
+		const char *end;
+
+		if (o->name)
+			continue;
+		snprintf(entry, sizeof(entry), ".B %s", o->var);
+		p = strstr(man, entry);
+		if (!p)
+			fail_msg("mlx5emu.1 lacks %s", o->var);
+		end = strstr(p + 1, "\n.TP");
+		snprintf(entry, sizeof(entry), "%.*s",
+			 end ? (int)(end - p) : (int)strlen(p), p);
+		snprintf(name, sizeof(name), "default %s",
+			 emu_option_default(o));
+		if (!strstr(entry, name))
+			fail_msg("mlx5emu.1: %s does not say its %s", o->var,
+				 name);
 	}
 	/* every option of the OPTIONS section is in the table */
 	opts = strstr(man, "\n.SH OPTIONS");
