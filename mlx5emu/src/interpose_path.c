@@ -235,26 +235,15 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
  * these). The ver argument only selects the layout, identical on LP64.
  */
 int __xstat(int ver, const char *path, struct stat *st);
-int __xstat64(int ver, const char *path, struct stat64 *st);
 int __lxstat(int ver, const char *path, struct stat *st);
-int __lxstat64(int ver, const char *path, struct stat64 *st);
 int __fxstat(int ver, int fd, struct stat *st);
-int __fxstat64(int ver, int fd, struct stat64 *st);
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
 	       int flags);
-int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
-		 int flags);
 
 int __xstat(int ver, const char *path, struct stat *st)
 {
 	(void)ver;
 	return stat(path, st);
-}
-
-int __xstat64(int ver, const char *path, struct stat64 *st)
-{
-	(void)ver;
-	return stat64(path, st);
 }
 
 int __lxstat(int ver, const char *path, struct stat *st)
@@ -263,22 +252,10 @@ int __lxstat(int ver, const char *path, struct stat *st)
 	return lstat(path, st);
 }
 
-int __lxstat64(int ver, const char *path, struct stat64 *st)
-{
-	(void)ver;
-	return lstat64(path, st);
-}
-
 int __fxstat(int ver, int fd, struct stat *st)
 {
 	(void)ver;
 	return fstat(fd, st);
-}
-
-int __fxstat64(int ver, int fd, struct stat64 *st)
-{
-	(void)ver;
-	return fstat64(fd, st);
 }
 
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
@@ -287,12 +264,14 @@ int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 	return fstatat(dirfd, path, st, flags);
 }
 
+int __xstat64(int ver, const char *path, struct stat64 *st)
+	__attribute__((alias("__xstat")));
+int __lxstat64(int ver, const char *path, struct stat64 *st)
+	__attribute__((alias("__lxstat")));
+int __fxstat64(int ver, int fd, struct stat64 *st)
+	__attribute__((alias("__fxstat")));
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
-		 int flags)
-{
-	(void)ver;
-	return fstatat64(dirfd, path, st, flags);
-}
+		 int flags) __attribute__((alias("__fxstatat")));
 
 /* ------------------------------------------------------------------ */
 /* access(): the cdev is crw-rw-rw-                                     */
