@@ -45,7 +45,6 @@ void emu_fd_forget_copies(struct emu_context *ctx);
 	  (void *addr, size_t len, int prot, int flags, int fd, off_t off))    \
 	X(int, munmap, (void *addr, size_t len))                               \
 	X(int, ioctl, (int fd, unsigned long req, ...))                        \
-	X(int, open, (const char *path, int flags, ...))                       \
 	X(int, openat, (int dirfd, const char *path, int flags, ...))          \
 	X(int, stat, (const char *path, struct stat *st))                      \
 	X(int, lstat, (const char *path, struct stat *st))                     \

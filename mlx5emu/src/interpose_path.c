@@ -44,21 +44,16 @@ static bool cdev_open(const char *path, int flags, int *fd)
 	return true;
 }
 
+/* what openat() does from the working directory */
 int open(const char *path, int flags, ...)
 {
 	va_list ap;
 	mode_t mode;
-	int fd;
 
-	char buf[PATH_MAX];
-
-	if (cdev_open(path, flags, &fd))
-		return fd;
 	va_start(ap, flags);
 	mode = va_mode(flags, ap);
 	va_end(ap);
-	return emu_libc.open(emu_sysfs_path(path, buf, sizeof(buf)), flags,
-			     mode);
+	return openat(AT_FDCWD, path, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
