@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "option.h"
 
 #ifndef MLX5EMU_LIBDIR
 #define MLX5EMU_LIBDIR "/usr/lib/mlx5emu"
@@ -38,38 +39,15 @@ static void usage(FILE *f)
 		"Runs COMMAND on an emulated mlx5 (ConnectX) device: the staged\n"
 		"libibverbs and libmlx5 find mlx5_0.. through a generated sysfs\n"
 		"tree and an LD_PRELOAD emulation of /dev/infiniband/uverbsN.\n"
-		"\n"
-		"run options:\n"
-		"  --model=cx4|cx5|cx6     device model (default cx5)\n"
-		"  --devices=N             number of HCAs, 1..%d (default 1)\n"
-		"  --ports=N               ports per HCA, 1..%d (default 1)\n"
-		"  --uar=static|dynamic    static: legacy bfregs + ALLOC_WC pages\n"
-		"                          (write-only kernel, profile W);\n"
-		"                          dynamic: UAR objects (profile H, default)\n"
-		"  --transport=write|ioctl core commands via write() (default)\n"
-		"                          or via the ioctl INVOKE_WRITE method of\n"
-		"                          current kernels (native ioctl methods\n"
-		"                          are not provided yet)\n"
-		"  --uars-per-page=N       dynamic: 4 KB UARs per UAR object\n"
-		"  --dyn-bfregs=N          static: num_dyn_bfregs per context\n"
-		"                          (default 1024 = 512 ALLOC_WC pages)\n"
-		"  --uar-limit=N           HW UARs a context may hold (0 = no limit)\n"
-		"  --device-uars=N         HW UARs of the whole device (default: the\n"
-		"                          model's, 8192 or 16384)\n"
-		"  --fabric=NAME           the fabric to join (default: inherited\n"
-		"                          MLX5EMU_FABRIC, else \"default\"); only\n"
-		"                          processes on one fabric see each other\n"
-		"  --trace[=FILE]          log every command (default: stderr)\n"
-		"  --stat-dir=DIR          keep attribution records in DIR\n"
-		"  --netlink=on|off        answer RDMA netlink sockets (default on);\n"
-		"                          off: refused, libibverbs reads sysfs\n"
+		"\n");
+	emu_option_usage(f);
+	fprintf(f,
 		"\n"
 		"stat options:\n"
 		"  --dir=DIR     attribution directory (default $MLX5EMU_STAT_DIR)\n"
 		"  --pid=PID     only that process\n"
 		"  --machine     print the raw key=value records\n"
-		"  --json        the same records as a JSON array\n",
-		EMU_MAX_DEVICES, EMU_MAX_PORTS);
+		"  --json        the same records as a JSON array\n");
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag,
@@ -102,40 +80,6 @@ static void find_library(char *buf, size_t len)
 	snprintf(buf, len, "%s/" LIBNAME, MLX5EMU_LIBDIR);
 }
 
-static unsigned int parse_uint(const char *opt, const char *v, unsigned int min,
-			       unsigned int max)
-{
-	unsigned long n;
-	char *end;
-
-	n = strtoul(v, &end, 0);
-	if (!*v || *end || n < min || n > max) {
-		fprintf(stderr, "mlx5emu: %s wants %u..%u, got '%s'\n", opt,
-			min, max, v);
-		exit(2);
-	}
-	return n;
-}
-
-/* v must be one of a, b: "mlx5emu: OPT is A or B" and exit 2 otherwise */
-static const char *parse_choice(const char *opt, const char *v, const char *a,
-				const char *b)
-{
-	if (strcmp(v, a) && strcmp(v, b)) {
-		fprintf(stderr, "mlx5emu: %s is %s or %s\n", opt, a, b);
-		exit(2);
-	}
-	return v;
-}
-
-static void setenv_uint(const char *name, unsigned int val)
-{
-	char num[32];
-
-	snprintf(num, sizeof(num), "%u", val);
-	setenv(name, num, 1);
-}
-
 static pid_t child;
 
 static void forward(int sig)
@@ -144,143 +88,107 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
-static int cmd_run(int argc, char **argv)
+/*
+ * `run`'s options into given[] (NULL: not given); returns the index of
+ * COMMAND in argv, or -1 with the exit status in *status.
+ */
+static int parse_run_options(int argc, char **argv, const char **given,
+			     int *status)
 {
-	enum {
-		O_MODEL = 256,
-		O_DEVICES,
-		O_PORTS,
-		O_UAR,
-		O_TRANSPORT,
-		O_UPP,
-		O_DYN,
-		O_LIMIT,
-		O_DEVUARS,
-		O_FABRIC,
-		O_TRACE,
-		O_STATDIR,
-		O_NETLINK
-	};
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "devices", required_argument, NULL, O_DEVICES },
-		{ "ports", required_argument, NULL, O_PORTS },
-		{ "uar", required_argument, NULL, O_UAR },
-		{ "transport", required_argument, NULL, O_TRANSPORT },
-		{ "uars-per-page", required_argument, NULL, O_UPP },
-		{ "dyn-bfregs", required_argument, NULL, O_DYN },
-		{ "uar-limit", required_argument, NULL, O_LIMIT },
-		{ "device-uars", required_argument, NULL, O_DEVUARS },
-		{ "fabric", required_argument, NULL, O_FABRIC },
-		{ "trace", optional_argument, NULL, O_TRACE },
-		{ "stat-dir", required_argument, NULL, O_STATDIR },
-		{ "netlink", required_argument, NULL, O_NETLINK },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const struct emu_model *model = emu_model_default();
-	unsigned int devices = 1, ports = 1, upp = 1, dyn = 1024, limit = 0;
-	unsigned int devuars = 0;
-	const char *uar = "dynamic", *trace = NULL, *stat_dir = NULL;
-	const char *transport = "write", *fabric = NULL, *netlink = "on";
-	char self[PATH_MAX];
-	ssize_t n;
-	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
-	char lib[PATH_MAX], preload[2 * PATH_MAX];
-	struct sigaction sa = { .sa_handler = forward };
-	const char *tmpdir = getenv("TMPDIR");
-	int c, status, ret;
+	struct option longopts[EMU_NOPTIONS + 2] = {};
+	unsigned int i, n = 0, val;
+	char want[64];
+	int c;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_MODEL:
-			model = emu_model_find(optarg);
-			if (!model) {
-				fprintf(stderr,
-					"mlx5emu: unknown model '%s' (cx4, cx5, cx6)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case O_DEVICES:
-			devices = parse_uint("--devices", optarg, 1,
-					     EMU_MAX_DEVICES);
-			break;
-		case O_PORTS:
-			ports = parse_uint("--ports", optarg, 1, EMU_MAX_PORTS);
-			break;
-		case O_UAR:
-			uar = parse_choice("--uar", optarg, "static",
-					   "dynamic");
-			break;
-		case O_TRANSPORT:
-			transport = parse_choice("--transport", optarg, "write",
-						 "ioctl");
-			break;
-		case O_UPP:
-			upp = parse_uint("--uars-per-page", optarg, 1, 16);
-			break;
-		case O_DYN:
-			dyn = parse_uint("--dyn-bfregs", optarg, 0, 2048);
-			break;
-		case O_LIMIT:
-			limit = parse_uint("--uar-limit", optarg, 0, 1 << 20);
-			break;
-		case O_DEVUARS:
-			devuars = parse_uint("--device-uars", optarg, 1, 65000);
-			break;
-		case O_FABRIC:
-			fabric = optarg;
-			break;
-		case O_TRACE:
-			trace = optarg ? optarg : "stderr";
-			break;
-		case O_STATDIR:
-			stat_dir = optarg;
-			break;
-		case O_NETLINK:
-			netlink =
-				parse_choice("--netlink", optarg, "on", "off");
-			break;
-		case 'h':
+	for (i = 0; i < EMU_NOPTIONS; i++) {
+		const struct emu_option *o = &emu_options[i];
+
+		if (!o->name)
+			continue;
+		longopts[n].name = o->name;
+		longopts[n].has_arg = o->flags & EMU_OPTF_OPTIONAL_ARG ?
+					      optional_argument :
+					      required_argument;
+		longopts[n++].val = 256 + i;
+	}
+	longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	*status = 2;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		const struct emu_option *o;
+		const char *v;
+
+		if (c == 'h') {
 			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+			*status = 0;
+			return -1;
 		}
+		if (c < 256) {
+			usage(stderr);
+			return -1;
+		}
+		o = &emu_options[c - 256];
+		v = optarg ? optarg : o->implied;
+		if (emu_option_parse(o, v, &val, want, sizeof(want))) {
+			fprintf(stderr, "mlx5emu: --%s wants %s, got '%s'\n",
+				o->name, want, v);
+			return -1;
+		}
+		given[c - 256] = v;
 	}
 	if (optind >= argc) {
 		usage(stderr);
-		return 2;
+		return -1;
 	}
-	if (upp > 1 && !strcmp(uar, "static")) {
-		fprintf(stderr,
-			"mlx5emu: --uars-per-page needs --uar=dynamic (static pages are one system page)\n");
-		return 2;
-	}
+	return optind;
+}
 
-	snprintf(tmpl, sizeof(tmpl), "%s/mlx5emu.XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(tmpl)) {
-		perror("mlx5emu: mkdtemp");
-		return 1;
-	}
-	snprintf(sys, sizeof(sys), "%s/sys", tmpl);
-	snprintf(stat, sizeof(stat), "%s/stat", tmpl);
-	if (stat_dir)
-		snprintf(stat, sizeof(stat), "%s", stat_dir);
-	ret = emu_sysfs_write(sys, model, devices, ports);
-	if (!ret && mkdir(stat, 0755) && errno != EEXIST)
-		ret = -errno;
-	if (ret) {
-		fprintf(stderr, "mlx5emu: cannot write %s: %s\n", tmpl,
-			strerror(-ret));
-		nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		return 1;
-	}
+/* a number (or on|off: 1|0) option's value: as given, else its default */
+static unsigned int run_uint(const char **given, enum emu_opt_id id)
+{
+	const struct emu_option *o = &emu_options[id];
+	const char *v = given[id] ? given[id] : o->def;
+	unsigned int n = 0;
+	char want[64];
 
-	find_library(lib, sizeof(lib));
+	if (v)
+		emu_option_parse(o, v, &n, want, sizeof(want));
+	return n;
+}
+
+/*
+ * The environment of COMMAND: every option's variable (the library reads
+ * it with the same table), numbers in decimal and on|off as 1|0. Not
+ * given: the default, unset without one, or the inherited value.
+ */
+static void export_options(const char **given)
+{
+	unsigned int i;
+	char num[32];
+
+	for (i = 0; i < EMU_NOPTIONS; i++) {
+		const struct emu_option *o = &emu_options[i];
+		const char *v = given[i] ? given[i] : o->def;
+
+		if (!o->name || (!given[i] && (o->flags & EMU_OPTF_INHERIT)))
+			continue;
+		if (!v) {
+			unsetenv(o->var);
+			continue;
+		}
+		if (o->kind == EMU_OPT_UINT || o->kind == EMU_OPT_BOOL) {
+			snprintf(num, sizeof(num), "%u", run_uint(given, i));
+			v = num;
+		}
+		setenv(o->var, v, 1);
+	}
+}
+
+/* what the emulated processes find besides the options */
+static void export_run(const char *lib, const char *sys, const char *stat)
+{
+	char preload[2 * PATH_MAX], self[PATH_MAX];
+	ssize_t n;
+
 	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
 		snprintf(preload, sizeof(preload), "%s:%s", lib,
 			 getenv("LD_PRELOAD"));
@@ -288,25 +196,6 @@ static int cmd_run(int argc, char **argv)
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("SYSFS_PATH", sys, 1);
 	setenv("LD_PRELOAD", preload, 1);
-	setenv("MLX5EMU_MODEL", model->name, 1);
-	setenv_uint("MLX5EMU_DEVICES", devices);
-	setenv_uint("MLX5EMU_PORTS", ports);
-	setenv("MLX5EMU_UAR", uar, 1);
-	setenv("MLX5EMU_TRANSPORT", transport, 1);
-	setenv_uint("MLX5EMU_UARS_PER_PAGE", upp);
-	setenv_uint("MLX5EMU_DYN_BFREGS", dyn);
-	setenv_uint("MLX5EMU_UAR_LIMIT", limit);
-	setenv("MLX5EMU_NETLINK", strcmp(netlink, "on") ? "0" : "1", 1);
-	if (devuars)
-		setenv_uint("MLX5EMU_DEVICE_UARS", devuars);
-	else
-		unsetenv("MLX5EMU_DEVICE_UARS");
-	if (fabric)
-		setenv("MLX5EMU_FABRIC", fabric, 1);
-	if (trace)
-		setenv("MLX5EMU_TRACE", trace, 1);
-	else
-		unsetenv("MLX5EMU_TRACE");
 	setenv("MLX5EMU_STAT_DIR", stat, 1);
 	/* so scripts under the launcher can call `$MLX5EMU stat` */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -327,6 +216,13 @@ static int cmd_run(int argc, char **argv)
 			strcat(mask, i ? ",ffffffff" : "ffffffff");
 		setenv("MLX5_LOCAL_CPUS", mask, 1);
 	}
+}
+
+/* COMMAND's exit status, or 128 + the signal that ended it */
+static int run_child(char **argv)
+{
+	struct sigaction sa = { .sa_handler = forward };
+	int status;
 
 	child = fork();
 	if (child < 0) {
@@ -334,9 +230,8 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (!child) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "mlx5emu: %s: %s\n", argv[optind],
-			strerror(errno));
+		execvp(argv[0], argv);
+		fprintf(stderr, "mlx5emu: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -347,10 +242,63 @@ static int cmd_run(int argc, char **argv)
 			status = 1 << 8;
 			break;
 		}
-	nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *given[EMU_NOPTIONS] = {};
+	const char *tmpdir = getenv("TMPDIR"), *uar, *stat_dir;
+	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
+	char lib[PATH_MAX];
+	int cmd, status, ret;
+
+	cmd = parse_run_options(argc, argv, given, &status);
+	if (cmd < 0)
+		return status;
+	uar = given[EMU_OPTION_UAR] ? given[EMU_OPTION_UAR] : "";
+	if (run_uint(given, EMU_OPTION_UARS_PER_PAGE) > 1 &&
+	    !strcmp(uar, "static")) {
+		fprintf(stderr,
+			"mlx5emu: --uars-per-page needs --uar=dynamic (static pages are one system page)\n");
+		return 2;
+	}
+
+	snprintf(tmpl, sizeof(tmpl), "%s/mlx5emu.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		perror("mlx5emu: mkdtemp");
+		return 1;
+	}
+	snprintf(sys, sizeof(sys), "%s/sys", tmpl);
+	stat_dir = given[EMU_OPTION_STAT_DIR];
+	if (stat_dir)
+		snprintf(stat, sizeof(stat), "%s", stat_dir);
+	else
+		snprintf(stat, sizeof(stat), "%s/stat", tmpl);
+	ret = emu_sysfs_write(
+		sys,
+		emu_model_find(given[EMU_OPTION_MODEL] ?:
+				       emu_options[EMU_OPTION_MODEL].def),
+		run_uint(given, EMU_OPTION_DEVICES),
+		run_uint(given, EMU_OPTION_PORTS));
+	if (!ret && mkdir(stat, 0755) && errno != EEXIST)
+		ret = -errno;
+	if (ret) {
+		fprintf(stderr, "mlx5emu: cannot write %s: %s\n", tmpl,
+			strerror(-ret));
+		nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		return 1;
+	}
+
+	find_library(lib, sizeof(lib));
+	export_options(given);
+	export_run(lib, sys, stat);
+	status = run_child(argv + cmd);
+	nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return status;
 }
 
 /* ------------------------------------------------------------------ */

@@ -116,7 +116,7 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 	ret = emu_uobj_add(ctx, &cq->uobj, EMU_OBJ_CQ);
 	if (ret)
 		goto err_cqn;
-	ret = emu_nic_cq_create(cq);
+	ret = nic_attach_cq(cq);
 	if (ret) {
 		emu_uobj_remove(ctx, &cq->uobj);
 		goto err_cqn;
@@ -174,7 +174,7 @@ int emu_cmd_resize_cq(struct emu_context *ctx, struct emu_cmd *c)
 			return -EINVAL;
 		if (ucmd.cqe_size != 64 && ucmd.cqe_size != 128)
 			return -EINVAL;
-		ret = emu_nic_cq_resize(cq, ucmd.buf_addr, ncqe, ucmd.cqe_size);
+		ret = nic_resize_cq(cq, ucmd.buf_addr, ncqe, ucmd.cqe_size);
 		if (ret)
 			return ret;
 		emu_trace("ctx%u RESIZE_CQ cqn=0x%x ncqe=%u -> %u", ctx->id,
@@ -195,7 +195,7 @@ int emu_cq_destroy(struct emu_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 
 	if (cq->uobj.usecnt)
 		return -EBUSY;
-	emu_nic_cq_destroy(cq);
+	nic_detach_cq(cq);
 	pthread_mutex_lock(&dev->lock);
 	emu_table_remove(&dev->cqs, cq->cqn);
 	pthread_mutex_unlock(&dev->lock);
@@ -229,4 +229,9 @@ int emu_cmd_destroy_cq(struct emu_context *ctx, struct emu_cmd *c)
 		return ret;
 	memcpy(c->resp, &resp, sizeof(resp));
 	return 0;
+}
+
+struct emu_cq *emu_cq_lookup(struct emu_device *dev, uint32_t cqn)
+{
+	return emu_table_get(&dev->cqs, cqn);
 }

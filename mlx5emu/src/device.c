@@ -16,74 +16,74 @@
 #include <unistd.h>
 
 #include "mlx5emu.h"
+#include "option.h"
 
+/* filled by parse_env() */
 struct emu_config emu_cfg = {
-	.ndevices = 1,
-	.nports = 1,
-	.uar_mode = EMU_UAR_DYNAMIC,
-	.transport = EMU_TRANSPORT_WRITE,
-	.uars_per_page = 1,
-	.dyn_bfregs = 1024,
 	.trace_fd = -1,
 };
 
 struct emu_device emu_devices[EMU_MAX_DEVICES];
 
-static unsigned int env_uint(const char *name, unsigned int def,
-			     unsigned int min, unsigned int max)
+/*
+ * Option id from the environment: its value (option.h), the string in
+ * *str; the default when unset, empty or not a value of the option.
+ */
+static unsigned int env_option(enum emu_opt_id id, const char **str)
 {
-	const char *v = getenv(name);
-	unsigned long n;
-	char *end;
+	const struct emu_option *o = &emu_options[id];
+	const char *v = getenv(o->var);
+	unsigned int n = 0;
+	char want[64];
 
-	if (!v || !*v)
-		return def;
-	n = strtoul(v, &end, 0);
-	if (*end || n < min || n > max) {
-		fprintf(stderr, "mlx5emu: ignoring %s=%s (want %u..%u)\n", name,
-			v, min, max);
-		return def;
+	if (v && *v) {
+		if (!emu_option_parse(o, v, &n, want, sizeof(want)))
+			goto out;
+		fprintf(stderr, "mlx5emu: ignoring %s=%s (want %s)\n", o->var,
+			v, want);
 	}
+	v = o->def;
+	if (v)
+		emu_option_parse(o, v, &n, want, sizeof(want));
+out:
+	if (str)
+		*str = v;
 	return n;
+}
+
+/* the function's UARs (its BAR size), shared by all contexts */
+static unsigned int env_device_uars(void)
+{
+	unsigned int max = emu_cfg.model->max_uars - EMU_FIRST_UAR_ID;
+	unsigned int n = env_option(EMU_OPTION_DEVICE_UARS, NULL);
+
+	if (n > max) {
+		fprintf(stderr, "mlx5emu: ignoring %s=%u (want 1..%u)\n",
+			emu_options[EMU_OPTION_DEVICE_UARS].var, n, max);
+		n = 0;
+	}
+	return n ? n : max;
 }
 
 static void parse_env(void)
 {
 	const char *v;
 
-	emu_cfg.model = emu_model_default();
-	v = getenv("MLX5EMU_MODEL");
-	if (v && *v) {
-		emu_cfg.model = emu_model_find(v);
-		if (!emu_cfg.model) {
-			fprintf(stderr, "mlx5emu: unknown model %s\n", v);
-			emu_cfg.model = emu_model_default();
-		}
-	}
-	emu_cfg.ndevices = env_uint("MLX5EMU_DEVICES", 1, 1, EMU_MAX_DEVICES);
-	emu_cfg.nports = env_uint("MLX5EMU_PORTS", 1, 1, EMU_MAX_PORTS);
-	v = getenv("MLX5EMU_UAR");
-	if (v && !strcmp(v, "static"))
-		emu_cfg.uar_mode = EMU_UAR_STATIC;
-	v = getenv("MLX5EMU_TRANSPORT");
-	if (v && !strcmp(v, "ioctl"))
-		emu_cfg.transport = EMU_TRANSPORT_IOCTL;
-	emu_cfg.uars_per_page = env_uint("MLX5EMU_UARS_PER_PAGE", 1, 1, 16);
+	env_option(EMU_OPTION_MODEL, &v);
+	emu_cfg.model = emu_model_find(v);
+	emu_cfg.ndevices = env_option(EMU_OPTION_DEVICES, NULL);
+	emu_cfg.nports = env_option(EMU_OPTION_PORTS, NULL);
+	/* the choices are listed in the order of the enums */
+	emu_cfg.uar_mode = env_option(EMU_OPTION_UAR, NULL);
+	emu_cfg.transport = env_option(EMU_OPTION_TRANSPORT, NULL);
+	emu_cfg.uars_per_page = env_option(EMU_OPTION_UARS_PER_PAGE, NULL);
 	if (emu_cfg.uar_mode == EMU_UAR_STATIC)
 		emu_cfg.uars_per_page = 1;
-	emu_cfg.dyn_bfregs =
-		env_uint("MLX5EMU_DYN_BFREGS", 1024, 0, EMU_MAX_BFREGS * 4);
-	emu_cfg.uar_limit = env_uint("MLX5EMU_UAR_LIMIT", 0, 0, 1 << 20);
-	/* the function's UARs (its BAR size), shared by all contexts */
-	emu_cfg.uar_id_end =
-		EMU_FIRST_UAR_ID +
-		env_uint("MLX5EMU_DEVICE_UARS",
-			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID, 1,
-			 emu_cfg.model->max_uars - EMU_FIRST_UAR_ID);
-
-	v = getenv("MLX5EMU_NETLINK");
-	emu_cfg.netlink = !v || strcmp(v, "0");
-	v = getenv("MLX5EMU_TRACE");
+	emu_cfg.dyn_bfregs = env_option(EMU_OPTION_DYN_BFREGS, NULL);
+	emu_cfg.uar_limit = env_option(EMU_OPTION_UAR_LIMIT, NULL);
+	emu_cfg.uar_id_end = EMU_FIRST_UAR_ID + env_device_uars();
+	emu_cfg.netlink = env_option(EMU_OPTION_NETLINK, NULL);
+	env_option(EMU_OPTION_TRACE, &v);
 	if (v && *v && strcmp(v, "0")) {
 		if (!strcmp(v, "1") || !strcmp(v, "stderr"))
 			emu_cfg.trace_fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
@@ -93,9 +93,15 @@ static void parse_env(void)
 				     O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
 				     0644);
 	}
-	v = getenv("MLX5EMU_STAT_DIR");
+	env_option(EMU_OPTION_STAT_DIR, &v);
 	if (v)
 		snprintf(emu_cfg.stat_dir, sizeof(emu_cfg.stat_dir), "%s", v);
+	env_option(EMU_OPTION_FABRIC, &v);
+	snprintf(emu_cfg.fabric, sizeof(emu_cfg.fabric), "%s",
+		 v ? v : emu_option_default(&emu_options[EMU_OPTION_FABRIC]));
+	emu_cfg.nic_spin = env_option(EMU_OPTION_NIC, NULL) == EMU_NIC_SPIN;
+	emu_cfg.nic_idle_us = env_option(EMU_OPTION_NIC_IDLE_US, NULL);
+	emu_cfg.nic_budget = env_option(EMU_OPTION_NIC_BUDGET, NULL);
 }
 
 static void init_once(void)
@@ -259,11 +265,11 @@ int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps)
 	(void)dev;
 	if (port < 1 || port > emu_cfg.nports)
 		return -EINVAL;
-	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(speeds); i++)
 		if (speeds[i].code == m->active_speed &&
 		    m->active_width < sizeof(lanes))
 			break;
-	if (i == sizeof(speeds) / sizeof(speeds[0]))
+	if (i == ARRAY_SIZE(speeds))
 		return -EINVAL;
 	*mbps = (uint64_t)speeds[i].lane_mbps * lanes[m->active_width];
 	return 0;
@@ -286,13 +292,12 @@ uint32_t emu_dev_alloc_uar_id(struct emu_device *dev, uint32_t n)
 		if (j < n)
 			continue;
 		/* HW UAR indices are device-wide: other processes too */
-		for (j = 0; j < n && emu_fabric_claim_uar(dev->index, i + j);
-		     j++)
+		for (j = 0; j < n && fabric_claim_uar(dev->index, i + j); j++)
 			;
 		if (j == n)
 			break;
 		while (j--)
-			emu_fabric_release_uar(dev->index, i + j);
+			fabric_release_uar(dev->index, i + j);
 	}
 	if (i + n > max)
 		goto out;
@@ -311,7 +316,7 @@ void emu_dev_free_uar_id(struct emu_device *dev, uint32_t id, uint32_t n)
 
 	pthread_mutex_lock(&dev->lock);
 	for (j = 0; j < n; j++)
-		emu_fabric_release_uar(dev->index, id + j);
+		fabric_release_uar(dev->index, id + j);
 	memset(dev->uar_used + id, 0, n);
 	if (id < dev->uar_hint)
 		dev->uar_hint = id;

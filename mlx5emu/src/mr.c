@@ -175,7 +175,7 @@ int emu_cmd_rereg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	}
 	pthread_mutex_unlock(&dev->lock);
 	/* drops the NIC's cached translations, as for a destroyed MR */
-	emu_nic_mr_destroy(mr);
+	nic_forget_mr(mr);
 	emu_trace("ctx%u REREG_MR key 0x%x flags 0x%x", ctx->id, mr->lkey,
 		  flags);
 	resp.lkey = mr->lkey;
@@ -196,7 +196,7 @@ int emu_mr_destroy(struct emu_mr *mr)
 		emu_table_remove(&dev->mrs, 0);
 	pthread_mutex_unlock(&dev->lock);
 	/* the NIC drops cached translations and stops touching the memory */
-	emu_nic_mr_destroy(mr);
+	nic_forget_mr(mr);
 	mr->pd->uobj.usecnt--;
 	free(mr);
 	return 0;
@@ -210,4 +210,14 @@ int emu_cmd_dereg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	if (!mr)
 		return -EINVAL;
 	return emu_mr_destroy(mr);
+}
+
+/* mkey index 0 holds a placeholder (the device itself), never an MR */
+struct emu_mr *emu_mr_lookup(struct emu_device *dev, uint32_t key)
+{
+	struct emu_mr *mr = emu_table_get(&dev->mrs, key >> 8);
+
+	if (!mr || (void *)mr == (void *)dev || mr->lkey != key)
+		return NULL;
+	return mr;
 }

@@ -473,6 +473,16 @@ ssize_t emu_netlink_send(struct emu_netlink *nl, const struct msghdr *msg)
 }
 
 /* The datagram comes from the pair; the sender shown is the kernel. */
+/* write() and sendto() on the socket: one buffer */
+ssize_t emu_netlink_send_buf(struct emu_netlink *nl, const void *buf,
+			     size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	return emu_netlink_send(nl, &msg);
+}
+
 ssize_t emu_netlink_recv(int fd, struct msghdr *msg, int flags)
 {
 	struct sockaddr_nl *sa = msg->msg_name;

@@ -262,131 +262,141 @@ static void copy_out(void *dst, size_t dst_len, const void *src, size_t src_len)
 		memcpy(dst, src, dst_len < src_len ? dst_len : src_len);
 }
 
-int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
+/* the request in the ex layout: both share everything after the response */
+static int qp_init_read(const struct emu_cmd *c,
+			struct ib_uverbs_ex_create_qp *r)
+{
+	const struct ib_uverbs_create_qp *req = c->req;
+
+	if (!c->ex) {
+		memset(r, 0, sizeof(*r));
+		memcpy(r, &req->user_handle,
+		       sizeof(*req) - offsetof(typeof(*req), user_handle));
+		return 0;
+	}
+	memcpy(r, c->req, sizeof(*r));
+	if (r->comp_mask)
+		return -EOPNOTSUPP; /* RSS indirection tables */
+	/* mlx5_ib takes multicast loopback blocking on any type */
+	if (r->create_flags & ~IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* rxe_qp_chk_init(): the core request against the device's caps */
+static int qp_chk_init(struct emu_context *ctx,
+		       const struct ib_uverbs_ex_create_qp *r)
 {
 	const struct emu_model *m = emu_cfg.model;
-	struct ib_uverbs_ex_create_qp_resp resp = {};
-	struct mlx5_ib_create_qp_resp dresp = {};
-	struct mlx5_ib_create_qp ucmd = {};
-	struct emu_device *dev = ctx->dev;
-	struct ib_uverbs_ex_create_qp r;
-	uint32_t allowed, index;
-	struct emu_qp *qp;
-	int ret;
 
-	/* both layouts share everything after the response pointer */
-	if (c->ex) {
-		memcpy(&r, c->req, sizeof(r));
-		if (r.comp_mask)
-			return -EOPNOTSUPP; /* RSS indirection tables */
-		/* mlx5_ib takes multicast loopback blocking on any type */
-		if (r.create_flags &
-		    ~IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
-			return -EOPNOTSUPP;
-	} else {
-		const struct ib_uverbs_create_qp *req = c->req;
-
-		memset(&r, 0, sizeof(r));
-		memcpy(&r, &req->user_handle,
-		       sizeof(*req) - offsetof(typeof(*req), user_handle));
-	}
-	if (qp_transport(r.qp_type) == QPT_NUM) {
+	if (qp_transport(r->qp_type) == QPT_NUM) {
 		/* XRC, raw packet, DC (driver type): not carried */
 		emu_trace("ctx%u CREATE_QP: QP type %u is not supported",
-			  ctx->id, r.qp_type);
+			  ctx->id, r->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (r.max_send_wr > (1U << m->log_max_qp_sz) ||
-	    r.max_recv_wr > (1U << m->log_max_qp_sz) ||
-	    r.max_send_sge > m->max_sge || r.max_recv_sge > m->max_sge) {
+	if (r->max_send_wr > (1U << m->log_max_qp_sz) ||
+	    r->max_recv_wr > (1U << m->log_max_qp_sz) ||
+	    r->max_send_sge > m->max_sge || r->max_recv_sge > m->max_sge) {
 		emu_trace("ctx%u CREATE_QP: caps beyond the device's", ctx->id);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* the driver request: flags, ring sizes (set_user_buf_size()), uidx */
+static int qp_chk_udata(struct emu_context *ctx, const struct emu_cmd *c,
+			struct mlx5_ib_create_qp *ucmd)
+{
+	const struct emu_model *m = emu_cfg.model;
+	uint32_t allowed = MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_SCATTER_CQE |
+			   MLX5_QP_FLAG_ALLOW_SCATTER_CQE |
+			   MLX5_QP_FLAG_BFREG_INDEX |
+			   MLX5_QP_FLAG_UAR_PAGE_INDEX;
+
 	if (c->drv_req_len < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
 		return -EINVAL;
-	memcpy(&ucmd, c->drv_req,
-	       c->drv_req_len < sizeof(ucmd) ? c->drv_req_len : sizeof(ucmd));
-	allowed = MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_SCATTER_CQE |
-		  MLX5_QP_FLAG_ALLOW_SCATTER_CQE | MLX5_QP_FLAG_BFREG_INDEX |
-		  MLX5_QP_FLAG_UAR_PAGE_INDEX;
-	if (ucmd.flags & ~allowed)
+	memcpy(ucmd, c->drv_req,
+	       c->drv_req_len < sizeof(*ucmd) ? c->drv_req_len : sizeof(*ucmd));
+	if (ucmd->flags & ~allowed)
 		return -EOPNOTSUPP;
-	if ((ucmd.flags & MLX5_QP_FLAG_BFREG_INDEX) &&
-	    (ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX))
+	if ((ucmd->flags & MLX5_QP_FLAG_BFREG_INDEX) &&
+	    (ucmd->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX))
 		return -EINVAL;
-	/* set_user_buf_size() / set_rq_size() */
-	if ((ucmd.sq_wqe_count & (ucmd.sq_wqe_count - 1)) ||
-	    (ucmd.rq_wqe_count & (ucmd.rq_wqe_count - 1)))
+	if ((ucmd->sq_wqe_count & (ucmd->sq_wqe_count - 1)) ||
+	    (ucmd->rq_wqe_count & (ucmd->rq_wqe_count - 1)))
 		return -EINVAL;
-	if (ucmd.sq_wqe_count > (1U << m->log_max_qp_sz) ||
-	    ucmd.rq_wqe_count > (1U << m->log_max_qp_sz) ||
-	    ucmd.rq_wqe_shift > 31)
+	if (ucmd->sq_wqe_count > (1U << m->log_max_qp_sz) ||
+	    ucmd->rq_wqe_count > (1U << m->log_max_qp_sz) ||
+	    ucmd->rq_wqe_shift > 31)
 		return -EINVAL;
 	/* get_qp_user_index(): uidx iff cqe_version 1 */
-	if (!!ctx->cqe_version ^ (ucmd.uidx != EMU_DEFAULT_UIDX)) {
+	if (!!ctx->cqe_version ^ (ucmd->uidx != EMU_DEFAULT_UIDX)) {
 		emu_trace("ctx%u CREATE_QP: uidx 0x%x with cqe_version %u",
-			  ctx->id, ucmd.uidx, ctx->cqe_version);
+			  ctx->id, ucmd->uidx, ctx->cqe_version);
 		return -EINVAL;
 	}
-	if (ucmd.ece_options)
+	if (ucmd->ece_options)
 		return -EOPNOTSUPP; /* ECE is not advertised */
+	return 0;
+}
 
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return -ENOMEM;
-	qp->pd = emu_uobj_get(ctx, r.pd_handle, EMU_OBJ_PD);
-	qp->send_cq = emu_uobj_get(ctx, r.send_cq_handle, EMU_OBJ_CQ);
-	qp->recv_cq = emu_uobj_get(ctx, r.recv_cq_handle, EMU_OBJ_CQ);
-	if (r.is_srq)
-		qp->srq = emu_uobj_get(ctx, r.srq_handle, EMU_OBJ_SRQ);
-	if (!qp->pd || !qp->send_cq || !qp->recv_cq || (r.is_srq && !qp->srq)) {
-		ret = -EINVAL;
-		goto err_free;
-	}
-	/* with an SRQ there is no receive queue of its own */
-	if (qp->srq)
-		ucmd.rq_wqe_count = 0;
-	qp->qp_type = r.qp_type;
-	qp->create_flags = r.create_flags;
+/* rxe_qp_from_init(): the objects it names and its rings */
+static int qp_from_init(struct emu_context *ctx, struct emu_qp *qp,
+			const struct ib_uverbs_ex_create_qp *r,
+			const struct mlx5_ib_create_qp *ucmd)
+{
+	qp->pd = emu_uobj_get(ctx, r->pd_handle, EMU_OBJ_PD);
+	qp->send_cq = emu_uobj_get(ctx, r->send_cq_handle, EMU_OBJ_CQ);
+	qp->recv_cq = emu_uobj_get(ctx, r->recv_cq_handle, EMU_OBJ_CQ);
+	if (r->is_srq)
+		qp->srq = emu_uobj_get(ctx, r->srq_handle, EMU_OBJ_SRQ);
+	if (!qp->pd || !qp->send_cq || !qp->recv_cq || (r->is_srq && !qp->srq))
+		return -EINVAL;
+	qp->qp_type = r->qp_type;
+	qp->create_flags = r->create_flags;
 	qp->tid = gettid();
-	qp->sq_sig_all = r.sq_sig_all;
-	qp->max_send_wr = r.max_send_wr;
-	qp->max_recv_wr = r.max_recv_wr;
-	qp->max_send_sge = r.max_send_sge;
-	qp->max_recv_sge = r.max_recv_sge;
-	qp->max_inline_data = r.max_inline_data;
-	qp->buf_addr = ucmd.buf_addr;
-	qp->db_addr = ucmd.db_addr;
-	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
-	qp->rq_wqe_cnt = ucmd.rq_wqe_count;
-	qp->rq_wqe_shift = ucmd.rq_wqe_shift;
-	qp->uidx = ucmd.uidx;
-	qp->mlx5_flags = ucmd.flags;
-	qp->bfreg_index = ucmd.bfreg_index;
-	qp->uobj.user_handle = r.user_handle;
+	qp->sq_sig_all = r->sq_sig_all;
+	qp->max_send_wr = r->max_send_wr;
+	qp->max_recv_wr = r->max_recv_wr;
+	qp->max_send_sge = r->max_send_sge;
+	qp->max_recv_sge = r->max_recv_sge;
+	qp->max_inline_data = r->max_inline_data;
+	qp->buf_addr = ucmd->buf_addr;
+	qp->db_addr = ucmd->db_addr;
+	qp->sq_wqe_cnt = ucmd->sq_wqe_count;
+	/* with an SRQ there is no receive queue of its own */
+	qp->rq_wqe_cnt = qp->srq ? 0 : ucmd->rq_wqe_count;
+	qp->rq_wqe_shift = ucmd->rq_wqe_shift;
+	qp->uidx = ucmd->uidx;
+	qp->mlx5_flags = ucmd->flags;
+	qp->bfreg_index = ucmd->bfreg_index;
+	qp->uobj.user_handle = r->user_handle;
 	qp->state = EMU_QPS_RESET;
+	return 0;
+}
 
-	ret = emu_uar_bind_qp(ctx, qp);
-	if (ret) {
-		emu_trace(
-			"ctx%u CREATE_QP: no UAR for flags 0x%x bfreg_index 0x%x",
-			ctx->id, ucmd.flags, ucmd.bfreg_index);
-		goto err_free;
-	}
+/* a QPN, a handle, the NIC: from here on the QP is visible */
+static int qp_publish(struct emu_context *ctx, struct emu_qp *qp)
+{
+	struct emu_device *dev = ctx->dev;
+	uint32_t index;
+	int ret;
+
 	pthread_mutex_lock(&dev->lock);
 	ret = emu_table_alloc(&dev->qps, qp, &index);
-	if (!ret && index + emu_fabric_qpn_base() > 0xffffff) {
+	if (!ret && index + fabric_qpn_base() > 0xffffff) {
 		emu_table_remove(&dev->qps, index);
 		ret = -ENOMEM;
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (ret)
-		goto err_uar;
-	qp->qpn = emu_fabric_qpn_base() + index;
+		return ret;
+	qp->qpn = fabric_qpn_base() + index;
 	ret = emu_uobj_add(ctx, &qp->uobj, EMU_OBJ_QP);
 	if (ret)
 		goto err_qpn;
-	ret = emu_nic_qp_create(qp);
+	ret = nic_attach_qp(qp);
 	if (ret) {
 		emu_uobj_remove(ctx, &qp->uobj);
 		goto err_qpn;
@@ -396,18 +406,66 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	qp->recv_cq->uobj.usecnt++;
 	if (qp->srq)
 		qp->srq->uobj.usecnt++;
+	return 0;
+
+err_qpn:
+	pthread_mutex_lock(&dev->lock);
+	emu_table_remove(&dev->qps, index);
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+/* rxe_qp_to_init(): what the application learns */
+static void qp_answer(struct emu_cmd *c, const struct emu_qp *qp,
+		      const struct ib_uverbs_ex_create_qp *r)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct mlx5_ib_create_qp_resp dresp = {};
 
 	resp.base.qp_handle = qp->uobj.handle;
 	resp.base.qpn = qp->qpn;
-	resp.base.max_send_wr = r.max_send_wr;
-	resp.base.max_recv_wr = r.max_recv_wr;
-	resp.base.max_send_sge = r.max_send_sge;
-	resp.base.max_recv_sge = r.max_recv_sge;
-	resp.base.max_inline_data = r.max_inline_data;
+	resp.base.max_send_wr = r->max_send_wr;
+	resp.base.max_recv_wr = r->max_recv_wr;
+	resp.base.max_send_sge = r->max_send_sge;
+	resp.base.max_recv_sge = r->max_recv_sge;
+	resp.base.max_inline_data = r->max_inline_data;
 	resp.response_length = c->resp_len;
 	dresp.bfreg_index = qp->bfreg_index;
 	copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
 	copy_out(c->drv_resp, c->drv_resp_len, &dresp, sizeof(dresp));
+}
+
+int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
+{
+	struct mlx5_ib_create_qp ucmd = {};
+	struct ib_uverbs_ex_create_qp r;
+	struct emu_qp *qp;
+	int ret;
+
+	ret = qp_init_read(c, &r);
+	if (!ret)
+		ret = qp_chk_init(ctx, &r);
+	if (!ret)
+		ret = qp_chk_udata(ctx, c, &ucmd);
+	if (ret)
+		return ret;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	ret = qp_from_init(ctx, qp, &r, &ucmd);
+	if (ret)
+		goto err_free;
+	ret = emu_uar_bind_qp(ctx, qp);
+	if (ret) {
+		emu_trace(
+			"ctx%u CREATE_QP: no UAR for flags 0x%x bfreg_index 0x%x",
+			ctx->id, ucmd.flags, ucmd.bfreg_index);
+		goto err_free;
+	}
+	ret = qp_publish(ctx, qp);
+	if (ret)
+		goto err_uar;
+	qp_answer(c, qp, &r);
 	emu_stat_add_qp(qp);
 	emu_trace(
 		"ctx%u CREATE_QP qpn=0x%x uar page_id=0x%x (uar 0x%x) %s bfreg_index=0x%x",
@@ -418,10 +476,6 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 		ucmd.bfreg_index);
 	return 0;
 
-err_qpn:
-	pthread_mutex_lock(&dev->lock);
-	emu_table_remove(&dev->qps, index);
-	pthread_mutex_unlock(&dev->lock);
 err_uar:
 	emu_uar_unbind_qp(ctx, qp);
 err_free:
@@ -434,10 +488,10 @@ int emu_qp_destroy(struct emu_qp *qp, struct ib_uverbs_destroy_qp_resp *resp)
 	struct emu_context *ctx = qp->uobj.ctx;
 	struct emu_device *dev = ctx->dev;
 
-	emu_nic_qp_destroy(qp);
+	nic_detach_qp(qp);
 	/* unpublish: the fabric can no longer find it */
 	pthread_mutex_lock(&dev->lock);
-	emu_table_remove(&dev->qps, qp->qpn - emu_fabric_qpn_base());
+	emu_table_remove(&dev->qps, qp->qpn - fabric_qpn_base());
 	pthread_mutex_unlock(&dev->lock);
 	emu_uobj_remove(ctx, &qp->uobj);
 	if (ctx->async)
@@ -568,7 +622,7 @@ int emu_cmd_modify_qp(struct emu_context *ctx, struct emu_cmd *c)
 	emu_trace("ctx%u MODIFY_QP qpn=0x%x %s->%s mask=0x%x", ctx->id, qp->qpn,
 		  state_name(qp->state), state_name(next), mask);
 	qp->state = next;
-	emu_nic_qp_modify(qp);
+	nic_modify_qp(qp);
 	if (c->ex && c->resp) {
 		struct ib_uverbs_ex_modify_qp_resp resp = {
 			.response_length = c->resp_len,
@@ -624,4 +678,11 @@ int emu_cmd_query_qp(struct emu_context *ctx, struct emu_cmd *c)
 	resp.sq_sig_all = qp->sq_sig_all;
 	copy_out(c->resp, c->resp_len, &resp, sizeof(resp));
 	return 0;
+}
+
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn)
+{
+	uint32_t base = fabric_qpn_base();
+
+	return qpn < base ? NULL : emu_table_get(&dev->qps, qpn - base);
 }

@@ -85,7 +85,7 @@ int emu_cmd_create_srq(struct emu_context *ctx, struct emu_cmd *c)
 	ret = emu_uobj_add(ctx, &srq->uobj, EMU_OBJ_SRQ);
 	if (ret)
 		goto err_srqn;
-	ret = emu_nic_srq_create(srq);
+	ret = nic_attach_srq(srq);
 	if (ret) {
 		emu_uobj_remove(ctx, &srq->uobj);
 		goto err_srqn;
@@ -127,7 +127,7 @@ int emu_cmd_modify_srq(struct emu_context *ctx, struct emu_cmd *c)
 	if (req->srq_limit >= srq->nwqe)
 		return -EINVAL;
 	srq->limit = req->srq_limit;
-	emu_nic_srq_modify(srq);
+	nic_arm_srq(srq);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ int emu_srq_destroy(struct emu_srq *srq,
 
 	if (srq->uobj.usecnt)
 		return -EBUSY;
-	emu_nic_srq_destroy(srq);
+	nic_detach_srq(srq);
 	pthread_mutex_lock(&dev->lock);
 	emu_table_remove(&dev->srqs, srq->srqn - 1);
 	pthread_mutex_unlock(&dev->lock);

@@ -115,7 +115,7 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 			qp_how_names[qp->uar_how], qp->bfregn,
 			qp_type_name(qp->qp_type), (int)qp->tid);
 	}
-	emu_nic_stat_write(f, pid, ctx);
+	nic_stat_write(f, pid, ctx);
 }
 
 /*

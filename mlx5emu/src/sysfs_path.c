@@ -50,7 +50,7 @@ static bool is_shadowed(const char *path)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(shadowed) / sizeof(shadowed[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(shadowed); i++) {
 		size_t n = strlen(shadowed[i]);
 
 		if (strncmp(path, shadowed[i], n))

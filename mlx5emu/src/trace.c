@@ -69,8 +69,7 @@ static const char *const ex_names[] = {
 const char *emu_write_cmd_name(uint32_t cmd, bool ex)
 {
 	const char *const *tab = ex ? ex_names : write_names;
-	size_t n = ex ? sizeof(ex_names) / sizeof(ex_names[0]) :
-			sizeof(write_names) / sizeof(write_names[0]);
+	size_t n = ex ? ARRAY_SIZE(ex_names) : ARRAY_SIZE(write_names);
 
 	if (cmd < n && tab[cmd])
 		return tab[cmd];

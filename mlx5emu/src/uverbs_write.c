@@ -103,8 +103,7 @@ static const struct emu_write_method ex_methods[] = {
 static const struct emu_write_method *lookup(uint32_t cmd, bool ex)
 {
 	const struct emu_write_method *tab = ex ? ex_methods : write_methods;
-	size_t n = ex ? sizeof(ex_methods) / sizeof(ex_methods[0]) :
-			sizeof(write_methods) / sizeof(write_methods[0]);
+	size_t n = ex ? ARRAY_SIZE(ex_methods) : ARRAY_SIZE(write_methods);
 
 	if (cmd >= n || !tab[cmd].handler)
 		return NULL;

@@ -42,7 +42,7 @@
 #define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
 #define FAB_READ_CHUNK (256 * 1024)
 
-struct fab_req {
+struct fabric_req {
 	uint32_t type;
 	uint32_t len;
 	uint32_t psn;
@@ -63,7 +63,7 @@ struct fab_req {
 	uint64_t swap_add, compare;
 };
 
-struct fab_resp {
+struct fabric_resp {
 	uint32_t type;
 	uint32_t ack;
 	uint32_t len;
@@ -75,7 +75,7 @@ struct fab_resp {
 };
 
 /* one stream socket with its buffers: [roff, rlen) is unparsed input */
-struct fab_conn {
+struct fabric_conn {
 	int fd;
 	uint8_t *rbuf, *wbuf;
 	size_t roff, rlen, rcap, wlen, wcap;
@@ -86,44 +86,43 @@ static struct {
 	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
 	int slot; /* -1: none could be bound */
 	int listen_fd;
-	struct fab_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
-	struct fab_conn in[FABRIC_MAX_SLOTS]; /* peers' */
+	struct fabric_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
+	struct fabric_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
 	bool read_ahead; /* wait_writable() buffered input to serve */
 	int dirty[FABRIC_MAX_SLOTS]; /* out slots with unsent requests */
 	bool is_dirty[FABRIC_MAX_SLOTS];
 	int ndirty;
-} fab = {
+} fabric = {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
 	.listen_fd = -1,
 };
 
-static socklen_t fab_addr(struct sockaddr_un *sa, int slot)
+static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 {
-	const char *name = getenv("MLX5EMU_FABRIC");
 	int n;
 
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(),
-		     name && *name ? name : "default", slot);
+		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(), emu_cfg.fabric,
+		     slot);
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
-static void fab_bind_slot(void)
+static void fabric_bind_slot(void)
 {
 	struct sockaddr_un sa;
 	int fd, s;
 
 	for (s = 0; s < FABRIC_MAX_SLOTS; s++)
-		fab.out[s].fd = -1;
+		fabric.out[s].fd = -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return;
 	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
-		socklen_t len = fab_addr(&sa, s);
+		socklen_t len = fabric_addr(&sa, s);
 
 		if (!bind(fd, (struct sockaddr *)&sa, len))
 			break;
@@ -132,21 +131,21 @@ static void fab_bind_slot(void)
 		close(fd);
 		return;
 	}
-	fab.listen_fd = fd;
-	fab.slot = s;
+	fabric.listen_fd = fd;
+	fabric.slot = s;
 }
 
-uint32_t emu_fabric_qpn_base(void)
+uint32_t fabric_qpn_base(void)
 {
-	pthread_once(&fab.once, fab_bind_slot);
+	pthread_once(&fabric.once, fabric_bind_slot);
 	/* without a slot the QPNs stay process-local */
 	return EMU_FIRST_QPN +
-	       (fab.slot < 0 ? 0 : (uint32_t)(fab.slot + 1) << 16);
+	       (fabric.slot < 0 ? 0 : (uint32_t)(fabric.slot + 1) << 16);
 }
 
 int fabric_init(void)
 {
-	emu_fabric_qpn_base();
+	fabric_qpn_base();
 	return 0;
 }
 
@@ -178,13 +177,13 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-static void conn_init(struct fab_conn *c, int fd)
+static void conn_init(struct fabric_conn *c, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 }
 
-static void conn_close(struct fab_conn *c)
+static void conn_close(struct fabric_conn *c)
 {
 	close(c->fd);
 	free(c->rbuf);
@@ -193,7 +192,7 @@ static void conn_close(struct fab_conn *c)
 }
 
 /* room for n more bytes to send; returns where they go */
-static uint8_t *conn_reserve(struct fab_conn *c, size_t n)
+static uint8_t *conn_reserve(struct fabric_conn *c, size_t n)
 {
 	if (grow(&c->wbuf, &c->wcap, c->wlen + n))
 		return NULL;
@@ -201,7 +200,7 @@ static uint8_t *conn_reserve(struct fab_conn *c, size_t n)
 	return c->wbuf + c->wlen - n;
 }
 
-static int conn_fill(struct fab_conn *c);
+static int conn_fill(struct fabric_conn *c);
 
 static uint64_t now_ms(void)
 {
@@ -218,23 +217,23 @@ static uint64_t now_ms(void)
  * us moves on, so two NICs writing to each other at once cannot stall
  * (UD and UC have no window to keep them below the socket buffers).
  */
-static int wait_writable(struct fab_conn *c)
+static int wait_writable(struct fabric_conn *c)
 {
 	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
-	struct fab_conn *conns[2 * FABRIC_MAX_SLOTS + 1];
+	struct fabric_conn *conns[2 * FABRIC_MAX_SLOTS + 1];
 	uint64_t until = now_ms() + FAB_WAIT_MS;
 	int n = 1, i;
 
 	fds[0] = (struct pollfd){ c->fd, POLLOUT, 0 };
-	for (i = 0; i < fab.nin; i++, n++) {
-		conns[n] = &fab.in[i];
-		fds[n] = (struct pollfd){ fab.in[i].fd, POLLIN, 0 };
+	for (i = 0; i < fabric.nin; i++, n++) {
+		conns[n] = &fabric.in[i];
+		fds[n] = (struct pollfd){ fabric.in[i].fd, POLLIN, 0 };
 	}
 	for (i = 0; i < FABRIC_MAX_SLOTS; i++) {
-		if (fab.out[i].fd < 0)
+		if (fabric.out[i].fd < 0)
 			continue;
-		conns[n] = &fab.out[i];
-		fds[n++] = (struct pollfd){ fab.out[i].fd, POLLIN, 0 };
+		conns[n] = &fabric.out[i];
+		fds[n++] = (struct pollfd){ fabric.out[i].fd, POLLIN, 0 };
 	}
 	while (now_ms() < until) {
 		if (poll(fds, n, 100) < 0 && errno != EINTR)
@@ -246,7 +245,7 @@ static int wait_writable(struct fab_conn *c)
 		for (i = 1; i < n; i++) {
 			if (!fds[i].revents)
 				continue;
-			fab.read_ahead = true;
+			fabric.read_ahead = true;
 			/* at EOF: left for fabric_serve() to notice */
 			if (conn_fill(conns[i]))
 				fds[i].events = 0;
@@ -256,7 +255,7 @@ static int wait_writable(struct fab_conn *c)
 }
 
 /* write everything buffered; blocks at most FAB_WAIT_MS at a time */
-static int conn_flush(struct fab_conn *c)
+static int conn_flush(struct fabric_conn *c)
 {
 	size_t off = 0;
 
@@ -280,7 +279,7 @@ static int conn_flush(struct fab_conn *c)
 }
 
 /* read what is there; -1 once the peer is gone and nothing is left */
-static int conn_fill(struct fab_conn *c)
+static int conn_fill(struct fabric_conn *c)
 {
 	bool eof = false;
 
@@ -314,18 +313,18 @@ static int conn_fill(struct fab_conn *c)
 }
 
 /* the next frame's header if it is all there, or NULL */
-static uint8_t *conn_peek(struct fab_conn *c, size_t hdr)
+static uint8_t *conn_peek(struct fabric_conn *c, size_t hdr)
 {
 	return c->rlen - c->roff >= hdr ? c->rbuf + c->roff : NULL;
 }
 
 /* input read ahead of its turn (wait_writable) */
-static bool conn_pending(const struct fab_conn *c)
+static bool conn_pending(const struct fabric_conn *c)
 {
 	return c->rlen > c->roff;
 }
 
-static bool conn_has(struct fab_conn *c, size_t total)
+static bool conn_has(struct fabric_conn *c, size_t total)
 {
 	return c->rlen - c->roff >= total;
 }
@@ -333,13 +332,13 @@ static bool conn_has(struct fab_conn *c, size_t total)
 /* ---- the responder side: requests from peer processes ---- */
 
 /* Answer one request; its answer is appended to the connection. */
-static int serve_one(struct fab_conn *c, const struct fab_req *req,
+static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 		     uint8_t *payload)
 {
 	const struct nic_opcode *op = nic_opcode(req->opcode);
 	bool read = op && (op->flags & NIC_OPF_READ);
 	size_t at = c->wlen;
-	struct fab_resp resp = {
+	struct fabric_resp resp = {
 		.type = FAB_RESP,
 		.psn = req->psn,
 		.epoch = req->epoch,
@@ -367,13 +366,14 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 		.src = &src,
 		.nsrc = 1,
 	};
+	const struct nic_transport *tp;
 	struct nic_qp *qp;
 
-	qp = emu_nic_find_qp(req->dlid, req->dest_qpn);
-	if (req->qp_type != NIC_QPT_RC) {
+	qp = nic_find_qp(req->dlid, req->dest_qpn);
+	tp = nic_transport(req->qp_type);
+	if (!tp->reliable) {
 		/* unreliable: executed or dropped, never answered */
-		if (qp && (req->qp_type == NIC_QPT_UD ||
-			   qp->dest_qpn == req->src_qpn))
+		if (qp && (!tp->connected || qp->dest_qpn == req->src_qpn))
 			nic_respond(qp, &pkt);
 		return 0;
 	}
@@ -398,10 +398,10 @@ static int serve_one(struct fab_conn *c, const struct fab_req *req,
 	return 0;
 }
 
-static int serve_conn(struct fab_conn *c)
+static int serve_conn(struct fabric_conn *c)
 {
 	int eof = conn_fill(c), n = 0;
-	struct fab_req req;
+	struct fabric_req req;
 	uint8_t *f;
 	size_t total;
 
@@ -432,24 +432,24 @@ static int serve_conn(struct fab_conn *c)
 
 static void drop_in(int i)
 {
-	conn_close(&fab.in[i]);
-	fab.in[i] = fab.in[--fab.nin];
-	conn_init(&fab.in[fab.nin], -1);
+	conn_close(&fabric.in[i]);
+	fabric.in[i] = fabric.in[--fabric.nin];
+	conn_init(&fabric.in[fabric.nin], -1);
 }
 
 /* ---- the requester side: our requests and their answers ---- */
 
 static void peer_drop(int slot)
 {
-	conn_close(&fab.out[slot]);
+	conn_close(&fabric.out[slot]);
 	/* the kernel would time out: everything in flight fails */
-	emu_nic_peer_lost(slot);
+	nic_peer_lost(slot);
 }
 
-static int answer_conn(struct fab_conn *c)
+static int answer_conn(struct fabric_conn *c)
 {
 	int eof = conn_fill(c), n = 0;
-	struct fab_resp resp;
+	struct fabric_resp resp;
 	struct nic_qp *qp;
 	uint8_t *f;
 	size_t total;
@@ -463,7 +463,7 @@ static int answer_conn(struct fab_conn *c)
 		total = sizeof(resp) + resp.len;
 		if (!conn_has(c, total))
 			break;
-		qp = emu_nic_find_qp(resp.req_lid, resp.req_qpn);
+		qp = nic_find_qp(resp.req_lid, resp.req_qpn);
 		if (qp)
 			nic_req_answer(qp, resp.epoch, resp.psn, resp.ack,
 				       f + sizeof(resp), resp.len);
@@ -478,20 +478,20 @@ static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 {
 	int n = 0, i;
 
-	if (fab.listen_fd < 0 || max < 1)
+	if (fabric.listen_fd < 0 || max < 1)
 		return 0;
-	fds[n].fd = fab.listen_fd;
+	fds[n].fd = fabric.listen_fd;
 	fds[n].events = POLLIN;
 	slots[n++] = -1;
-	for (i = 0; i < fab.nin && n < max; i++) {
-		fds[n].fd = fab.in[i].fd;
+	for (i = 0; i < fabric.nin && n < max; i++) {
+		fds[n].fd = fabric.in[i].fd;
 		fds[n].events = POLLIN;
 		slots[n++] = -1;
 	}
 	for (i = 0; i < FABRIC_MAX_SLOTS && n < max; i++) {
-		if (fab.out[i].fd < 0)
+		if (fabric.out[i].fd < 0)
 			continue;
-		fds[n].fd = fab.out[i].fd;
+		fds[n].fd = fabric.out[i].fd;
 		fds[n].events = POLLIN;
 		slots[n++] = i;
 	}
@@ -514,22 +514,22 @@ unsigned int fabric_serve(void)
 	unsigned int served = 0;
 	int i, n, r, fd, nin;
 
-	if (fab.listen_fd < 0)
+	if (fabric.listen_fd < 0)
 		return 0;
 	/* one syscall tells whether anyone connected, asked or answered */
 	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
 	r = poll(fds, n, 0);
-	if (r <= 0 && !fab.read_ahead)
+	if (r <= 0 && !fabric.read_ahead)
 		return 0;
 	for (i = 0; r < 0 && i < n; i++)
 		fds[i].revents = 0;
-	fab.read_ahead = false;
-	nin = fab.nin;
+	fabric.read_ahead = false;
+	nin = fabric.nin;
 	/* answers first: they free our window */
 	for (i = 1 + nin; i < n; i++) {
-		if (!fds[i].revents && !conn_pending(&fab.out[slots[i]]))
+		if (!fds[i].revents && !conn_pending(&fabric.out[slots[i]]))
 			continue;
-		r = answer_conn(&fab.out[slots[i]]);
+		r = answer_conn(&fabric.out[slots[i]]);
 		if (r < 0)
 			peer_drop(slots[i]);
 		else
@@ -537,40 +537,40 @@ unsigned int fabric_serve(void)
 	}
 	/* fds[i + 1] is in[i]; accepted ones come next round */
 	for (i = nin - 1; i >= 0; i--) {
-		if (!fds[i + 1].revents && !conn_pending(&fab.in[i]))
+		if (!fds[i + 1].revents && !conn_pending(&fabric.in[i]))
 			continue;
-		r = serve_conn(&fab.in[i]);
+		r = serve_conn(&fabric.in[i]);
 		if (r < 0)
 			drop_in(i);
 		else
 			served += r;
 	}
 	if (fds[0].revents)
-		while ((fd = accept4(fab.listen_fd, NULL, NULL,
+		while ((fd = accept4(fabric.listen_fd, NULL, NULL,
 				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			if (fab.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
+			if (fabric.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
 				close(fd);
 				continue;
 			}
-			conn_init(&fab.in[fab.nin++], fd);
+			conn_init(&fabric.in[fabric.nin++], fd);
 		}
 	return served;
 }
 
 void fabric_flush(void)
 {
-	while (fab.ndirty) {
-		int slot = fab.dirty[--fab.ndirty];
+	while (fabric.ndirty) {
+		int slot = fabric.dirty[--fabric.ndirty];
 
-		fab.is_dirty[slot] = false;
-		if (fab.out[slot].fd >= 0 && conn_flush(&fab.out[slot]))
+		fabric.is_dirty[slot] = false;
+		if (fabric.out[slot].fd >= 0 && conn_flush(&fabric.out[slot]))
 			peer_drop(slot);
 	}
 }
 
-static struct fab_conn *peer_conn(int slot)
+static struct fabric_conn *peer_conn(int slot)
 {
-	struct fab_conn *c = &fab.out[slot];
+	struct fabric_conn *c = &fabric.out[slot];
 	struct sockaddr_un sa;
 	socklen_t len;
 	int fd;
@@ -580,7 +580,7 @@ static struct fab_conn *peer_conn(int slot)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	len = fab_addr(&sa, slot);
+	len = fabric_addr(&sa, slot);
 	if (connect(fd, (struct sockaddr *)&sa, len) || !same_user(fd) ||
 	    fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		close(fd);
@@ -594,7 +594,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
 	bool payload = op->flags & NIC_OPF_PAYLOAD;
-	struct fab_req req = {
+	struct fabric_req req = {
 		.type = FAB_REQ,
 		.len = pkt->len,
 		.psn = pkt->psn,
@@ -613,15 +613,15 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		.swap_add = pkt->swap_add,
 		.compare = pkt->compare,
 	};
-	struct fab_conn *c = peer_conn(slot);
+	struct fabric_conn *c = peer_conn(slot);
 	uint8_t *p;
 	uint32_t i;
 
 	if (!c)
 		return NIC_NAK_NOQP;
-	if (!fab.is_dirty[slot]) {
-		fab.is_dirty[slot] = true;
-		fab.dirty[fab.ndirty++] = slot;
+	if (!fabric.is_dirty[slot]) {
+		fabric.is_dirty[slot] = true;
+		fabric.dirty[fabric.ndirty++] = slot;
 	}
 	p = conn_reserve(c, sizeof(req) + (payload ? pkt->len : 0));
 	if (!p)
@@ -637,7 +637,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		peer_drop(slot);
 		return NIC_NAK_NOQP;
 	}
-	return pkt->qp_type == NIC_QPT_RC ? NIC_PENDING : NIC_ACK;
+	return nic_transport(pkt->qp_type)->reliable ? NIC_PENDING : NIC_ACK;
 }
 
 /*
@@ -647,10 +647,9 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
  */
 static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
 
-bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
+bool fabric_claim_uar(unsigned int dev, uint32_t id)
 {
 	uint32_t max = emu_cfg.model->max_uars;
-	const char *name = getenv("MLX5EMU_FABRIC");
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	socklen_t len;
 	int fd, n;
@@ -664,7 +663,7 @@ bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
 	}
 	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
 		     "mlx5emu.%u.%s.d%u.uar.%u", (unsigned int)getuid(),
-		     name && *name ? name : "default", dev, id);
+		     emu_cfg.fabric, dev, id);
 	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -677,7 +676,7 @@ bool emu_fabric_claim_uar(unsigned int dev, uint32_t id)
 	return true;
 }
 
-void emu_fabric_release_uar(unsigned int dev, uint32_t id)
+void fabric_release_uar(unsigned int dev, uint32_t id)
 {
 	if (dev >= EMU_MAX_DEVICES || !uar_claims[dev] ||
 	    id >= emu_cfg.model->max_uars || !uar_claims[dev][id])
@@ -691,26 +690,26 @@ void fabric_atfork_child(void)
 	pthread_once_t once = PTHREAD_ONCE_INIT;
 	int i;
 
-	if (fab.listen_fd >= 0)
-		close(fab.listen_fd);
-	fab.listen_fd = -1;
-	fab.slot = -1;
-	for (i = 0; i < fab.nin; i++)
-		conn_close(&fab.in[i]);
-	fab.nin = 0;
+	if (fabric.listen_fd >= 0)
+		close(fabric.listen_fd);
+	fabric.listen_fd = -1;
+	fabric.slot = -1;
+	for (i = 0; i < fabric.nin; i++)
+		conn_close(&fabric.in[i]);
+	fabric.nin = 0;
 	for (i = 0; i < FABRIC_MAX_SLOTS; i++)
-		if (fab.out[i].fd >= 0)
-			conn_close(&fab.out[i]);
-	fab.ndirty = 0;
-	fab.read_ahead = false;
-	memset(fab.is_dirty, 0, sizeof(fab.is_dirty));
-	fab.once = once; /* the child binds a slot of its own */
-	fab.gen++;
+		if (fabric.out[i].fd >= 0)
+			conn_close(&fabric.out[i]);
+	fabric.ndirty = 0;
+	fabric.read_ahead = false;
+	memset(fabric.is_dirty, 0, sizeof(fabric.is_dirty));
+	fabric.once = once; /* the child binds a slot of its own */
+	fabric.gen++;
 }
 
 void fabric_forget(void)
 {
-	fab.gen++;
+	fabric.gen++;
 }
 
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
@@ -720,20 +719,21 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 	struct nic_qp *peer;
 
 	(void)dev;
-	if ((fab.slot < 0 || slot == fab.slot) && qp->type == NIC_QPT_UD) {
+	if ((fabric.slot < 0 || slot == fabric.slot) &&
+	    !nic_qp_transport(qp)->connected) {
 		/* a datagram names its destination: no cached peer */
-		peer = emu_nic_find_qp(pkt->dlid, pkt->dest_qpn);
+		peer = nic_find_qp(pkt->dlid, pkt->dest_qpn);
 		return peer ? nic_respond(peer, pkt) : NIC_DROPPED;
 	}
-	if (fab.slot < 0 || slot == fab.slot) {
-		if (qp->peer && qp->peer_gen == fab.gen) {
+	if (fabric.slot < 0 || slot == fabric.slot) {
+		if (qp->peer && qp->peer_gen == fabric.gen) {
 			peer = qp->peer;
 		} else {
-			peer = emu_nic_find_qp(qp->dlid, qp->dest_qpn);
+			peer = nic_find_qp(qp->dlid, qp->dest_qpn);
 			if (!peer || peer->dest_qpn != qp->qpn)
 				return NIC_NAK_RETRY;
 			qp->peer = peer;
-			qp->peer_gen = fab.gen;
+			qp->peer_gen = fabric.gen;
 		}
 		return nic_respond(peer, pkt);
 	}

@@ -32,9 +32,4 @@ void fabric_flush(void);
 /* fds an idle NIC sleeps on: a request arriving wakes it */
 int fabric_fds(struct pollfd *fds, int max);
 
-/* from the NIC glue: the requesters whose peer process went away */
-void emu_nic_peer_lost(uint32_t slot);
-/* from the NIC glue: the local QP for (dlid, qpn), or NULL */
-struct nic_qp *emu_nic_find_qp(uint16_t dlid, uint32_t qpn);
-
 #endif

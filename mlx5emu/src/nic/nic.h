@@ -7,16 +7,24 @@
  *   opcode.c     what each mlx5 send opcode means, as a table
  *   mr.c         lkey/rkey, PD, access and bounds checks
  *   requester.c  walk the SQ up to SND_DBR, transmit, retire in order,
- *                retries, error and flush
+ *                retries
+ *   qp.c         the QP's life: error, flush, reset
  *   responder.c  execute an incoming request against the RQ/SRQ and MRs
  *   srq.c        the shared receive queue: linked WQEs, limit event
  *   completer.c  write CQEs, CQ arming, completion events
- *   nic.c        the NIC thread: doorbell watching and idle back-off,
- *                glue to the emulated device's objects
  *
- * This header is the only interface: it sees plain memory (the rings as
- * the application mapped them) plus callbacks into the emulated device,
- * so the unit tests drive it without libibverbs.
+ * The NIC core is those files and this header: it sees plain memory (the
+ * rings as the application mapped them) plus callbacks into the emulated
+ * device (struct nic_dev_ops), so the unit tests drive it without
+ * libibverbs. Its users embed its objects in their own and get back to
+ * theirs with container_of.
+ *
+ * Around the core, in libmlx5emu.so only (glue.h):
+ *   thread.c     the NIC thread: passes over the QPs, idle back-off
+ *   doorbell.c   doorbell attribution (which QP rang on which UAR slot)
+ *   glue.c       the NIC's side of the seam (../emu_nic.h): the emulated
+ *                device's objects attached to core objects, and the
+ *                callbacks the core makes into the device
  */
 #ifndef MLX5EMU_NIC_H
 #define MLX5EMU_NIC_H
@@ -151,7 +159,6 @@ struct nic_dev_ops {
 
 struct nic_dev {
 	const struct nic_dev_ops *ops;
-	void *priv;
 	uint16_t lid;
 	unsigned int mr_gen; /* bumped on every deregistration */
 };
@@ -179,7 +186,6 @@ struct nic_cq {
 
 	uint64_t events; /* completion events raised */
 	uint64_t stalls; /* CQE postponed: no room before SET_CI */
-	void *priv;
 };
 
 /*
@@ -199,7 +205,6 @@ struct nic_srq {
 	uint16_t ci; /* WQEs taken so far */
 	uint32_t limit; /* fire below this many posted WQEs; 0: disarmed */
 	uint64_t taken;
-	void *priv;
 };
 
 struct nic_qp {
@@ -257,7 +262,6 @@ struct nic_qp {
 
 	/* statistics */
 	uint64_t wqes, bytes, rnr_waits, retries;
-	void *priv;
 };
 
 /* ---- wqe.c -------------------------------------------------------- */
@@ -305,6 +309,27 @@ static inline bool nic_wqe_signaled(const struct nic_qp *qp,
 }
 
 /* ---- opcode.c ----------------------------------------------------- */
+
+/*
+ * What a transport means to the NIC: consulted instead of checking
+ * qp->type (rxe keeps such masks per QP type in rxe_opcode.c).
+ */
+struct nic_transport {
+	const char *name;
+	bool reliable; /* answered: ACK/NAK, go-back, retries (RC) */
+	bool connected; /* one peer from RTR on; else every WQE names its
+			 * destination and Q_Key, which the responder checks */
+	uint32_t recv_hdr; /* receive buffers start with this much room */
+	uint32_t max_msg; /* longest message; 0: only the 2 GB of the CQE */
+};
+
+const struct nic_transport *nic_transport(enum nic_qp_type type);
+
+static inline const struct nic_transport *
+nic_qp_transport(const struct nic_qp *qp)
+{
+	return nic_transport(qp->type);
+}
 
 enum {
 	NIC_OPF_VALID = 1 << 0,
@@ -363,6 +388,12 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		    enum nic_ack ack, const uint8_t *data, uint32_t len);
 /* The peer process is gone: nothing in flight will be answered. */
 void nic_req_lost(struct nic_qp *qp);
+/* a requester CQE for send WQE idx: a syndrome makes it an error CQE */
+int nic_req_cqe(struct nic_qp *qp, uint16_t idx, uint8_t opcode,
+		uint8_t syndrome, uint32_t byte_cnt);
+
+/* ---- qp.c --------------------------------------------------------- */
+
 /* Move to ERR (e.g. modify_qp) and flush what is posted. */
 void nic_qp_error(struct nic_qp *qp);
 unsigned int nic_qp_flush(struct nic_qp *qp);

@@ -3,7 +3,8 @@
  * The mlx5 send opcodes a QP may post, as one table (rxe_opcode.c does
  * the same for IBA opcodes) so the requester and responder ask it instead
  * of switching on opcodes. Anything absent, or posted on a transport that
- * does not carry it, is a local QP operation error.
+ * does not carry it, is a local QP operation error. The transports are a
+ * table too, so no file asks which transport a QP is.
  */
 #include "nic.h"
 
@@ -73,6 +74,34 @@ static const struct nic_opcode nic_opcodes[256] = {
 		.remote_access = NIC_ACCESS_REMOTE_ATOMIC,
 	},
 };
+
+static const struct nic_transport nic_transports[] = {
+	[NIC_QPT_RC] = {
+		.name = "RC",
+		.reliable = true,
+		.connected = true,
+	},
+	[NIC_QPT_UC] = {
+		.name = "UC",
+		.connected = true,
+	},
+	[NIC_QPT_UD] = {
+		.name = "UD",
+		.recv_hdr = NIC_GRH_LEN,
+		.max_msg = NIC_UD_MTU, /* one packet */
+	},
+};
+
+const struct nic_transport *nic_transport(enum nic_qp_type type)
+{
+	static const struct nic_transport none = { .name = "?" };
+
+	if ((unsigned int)type >=
+		    sizeof(nic_transports) / sizeof(nic_transports[0]) ||
+	    !nic_transports[type].name)
+		return &none;
+	return &nic_transports[type];
+}
 
 const struct nic_opcode *nic_opcode(uint8_t opcode)
 {

@@ -14,8 +14,8 @@
  * in its datagram segment; RC and UC ones go to the connected peer.
  *
  * Errors follow the IBA/mlx5 rules: the failing WQE gets an error CQE even
- * when unsignaled, the QP enters ERR, and everything posted after it (send
- * and receive) completes with WR_FLUSH_ERR.
+ * when unsignaled, the QP enters ERR (qp.c), and everything posted after
+ * it (send and receive) completes with WR_FLUSH_ERR.
  */
 #include <time.h>
 
@@ -45,8 +45,8 @@ static uint8_t ack_syndrome(enum nic_ack ack)
 	}
 }
 
-static int req_cqe(struct nic_qp *qp, uint16_t idx, uint8_t opcode,
-		   uint8_t syndrome, uint32_t byte_cnt)
+int nic_req_cqe(struct nic_qp *qp, uint16_t idx, uint8_t opcode,
+		uint8_t syndrome, uint32_t byte_cnt)
 {
 	struct nic_cqe_info ci = {
 		.opcode = syndrome ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ,
@@ -108,7 +108,7 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 
 	if (!(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)))
 		return NIC_ACK; /* NOP */
-	if (qp->type == NIC_QPT_UD) {
+	if (!nic_qp_transport(qp)->connected) {
 		pkt.dlid = w->ud_dlid;
 		pkt.dest_qpn = w->ud_dqpn;
 		/* the high bit asks for the sending QP's own Q_Key */
@@ -141,7 +141,7 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
 	/* unreliable: gone is done, whatever became of it */
-	return qp->type == NIC_QPT_RC ? ack : NIC_ACK;
+	return nic_qp_transport(qp)->reliable ? ack : NIC_ACK;
 }
 
 static bool window_full(const struct nic_qp *qp, uint32_t len)
@@ -275,7 +275,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 			qp->retry_until = 0;
 			qp->rnr_count = 0;
 			/* the failing WQE completes even when unsignaled */
-			req_cqe(qp, f->idx, f->opcode, err, 0);
+			nic_req_cqe(qp, f->idx, f->opcode, err, 0);
 			qp->sq_ci += f->nbb;
 			qp->fl_head = qp->fl_tail;
 			qp->fl_bytes = 0;
@@ -284,10 +284,11 @@ static unsigned int req_complete(struct nic_qp *qp)
 			return done + 1;
 		}
 		if (f->signaled)
-			req_cqe(qp, f->idx, f->opcode, 0,
-				nic_opcode(f->opcode)->flags & NIC_OPF_READ ?
-					f->len :
-					0);
+			nic_req_cqe(qp, f->idx, f->opcode, 0,
+				    nic_opcode(f->opcode)->flags &
+						    NIC_OPF_READ ?
+					    f->len :
+					    0);
 		qp->sq_ci += f->nbb;
 		qp->retry_until = 0;
 		qp->rnr_count = 0;
@@ -360,82 +361,4 @@ void nic_req_lost(struct nic_qp *qp)
 	for (i = qp->fl_head; i != qp->fl_tail; i++)
 		if (qp->fl[i % NIC_WINDOW].ack == NIC_PENDING)
 			qp->fl[i % NIC_WINDOW].ack = NIC_NAK_NOQP;
-}
-
-void nic_qp_error(struct nic_qp *qp)
-{
-	bool entering = qp->state != NIC_QPS_ERR;
-
-	if (entering && qp->dev->ops->qp_error)
-		qp->dev->ops->qp_error(qp->dev, qp);
-	qp->state = NIC_QPS_ERR;
-	nic_qp_flush(qp);
-	/*
-	 * A QP in error takes nothing more from its SRQ; the receives it had
-	 * taken are done or flushed above. Applications wait for this event
-	 * before they destroy such a QP.
-	 */
-	if (entering && qp->srq && qp->dev->ops->qp_event)
-		qp->dev->ops->qp_event(qp->dev, qp,
-				       NIC_EVENT_QP_LAST_WQE_REACHED);
-}
-
-unsigned int nic_qp_flush(struct nic_qp *qp)
-{
-	unsigned int done = 0;
-	uint16_t pi;
-
-	/* whatever was in flight is flushed from sq_ci on */
-	qp->fl_head = qp->fl_tail;
-	qp->fl_bytes = 0;
-	qp->epoch++;
-
-	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
-	while (qp->sq_ci != pi) {
-		struct nic_wqe w;
-		int err = nic_wqe_parse(qp, qp->sq_ci, &w);
-
-		if (err || w.nbb > (uint16_t)(pi - qp->sq_ci))
-			w.nbb = 1;
-		if (req_cqe(qp, qp->sq_ci, w.opcode,
-			    MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0))
-			break;
-		qp->sq_ci += w.nbb;
-		done++;
-	}
-	if (qp->rq && qp->rcq) {
-		pi = nic_be32_load(&qp->dbrec[0]) & 0xffff;
-		while (qp->rq_ci != pi) {
-			struct nic_cqe_info ci = {
-				.opcode = MLX5_CQE_RESP_ERR,
-				.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
-				.wqe_counter = qp->rq_ci,
-			};
-
-			if (nic_cqe_write(qp->rcq, qp, &ci))
-				break;
-			qp->rq_ci++;
-			done++;
-		}
-		if (done)
-			nic_cq_poll_arm(qp->dev, qp->rcq);
-	}
-	qp->sq_sent = qp->sq_ci;
-	if (done)
-		nic_cq_poll_arm(qp->dev, qp->scq);
-	return done;
-}
-
-void nic_qp_reset(struct nic_qp *qp)
-{
-	qp->state = NIC_QPS_RESET;
-	qp->sq_ci = 0;
-	qp->sq_sent = 0;
-	qp->rq_ci = 0;
-	qp->fl_head = qp->fl_tail = 0;
-	qp->fl_bytes = 0;
-	qp->retry_until = 0;
-	qp->rnr_count = 0;
-	qp->hold_until = 0;
-	qp->epoch++;
 }

@@ -122,7 +122,7 @@ static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
 				 const struct nic_pkt *pkt, struct nic_iov *dst,
 				 uint32_t *ndst)
 {
-	uint32_t i, room = 0, hdr = qp->type == NIC_QPT_UD ? NIC_GRH_LEN : 0;
+	uint32_t i, room = 0, hdr = nic_qp_transport(qp)->recv_hdr;
 	int err = 0;
 
 	for (i = 0; !err && i < rw->nsge; i++) {
@@ -154,7 +154,8 @@ static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
 static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
 			       const struct nic_pkt *pkt)
 {
-	bool rc = qp->type == NIC_QPT_RC;
+	const struct nic_transport *tp = nic_qp_transport(qp);
+	bool rc = tp->reliable;
 
 	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
 		return rc ? NIC_NAK_RETRY : NIC_DROPPED;
@@ -170,7 +171,7 @@ static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
 		resp_fail(qp, NULL, 0, NIC_EVENT_QP_REQ_ERR);
 		return NIC_NAK_INVAL;
 	}
-	if (qp->type == NIC_QPT_UD && pkt->qkey != qp->qkey)
+	if (!tp->connected && pkt->qkey != qp->qkey)
 		return NIC_DROPPED;
 	if (op->flags & NIC_OPF_RECV) {
 		if (!resp_wqe_posted(qp)) {
@@ -199,7 +200,7 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	if (op->flags & NIC_OPF_RADDR) {
 		err = nic_mr_remote(qp, pkt->rkey, pkt->raddr, pkt->len,
 				    op->remote_access, &mem.base);
-		if (err && qp->type != NIC_QPT_RC)
+		if (err && !nic_qp_transport(qp)->reliable)
 			return NIC_DROPPED; /* UC: a bad rkey loses the message */
 		if (err) {
 			resp_fail(qp, NULL, 0, NIC_EVENT_QP_ACCESS_ERR);
@@ -241,8 +242,7 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 			.opcode = op->resp_cqe,
 			.wqe_counter = rw.idx,
 			/* UD counts the GRH room as received */
-			.byte_cnt = pkt->len +
-				    (qp->type == NIC_QPT_UD ? NIC_GRH_LEN : 0),
+			.byte_cnt = pkt->len + nic_qp_transport(qp)->recv_hdr,
 			.imm = (op->flags & (NIC_OPF_IMM | NIC_OPF_INV)) ?
 				       pkt->imm :
 				       0,

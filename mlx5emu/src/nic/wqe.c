@@ -101,7 +101,7 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 	}
 	if (!(w->op->transports & (1u << qp->type)))
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-	if (qp->type == NIC_QPT_UD) {
+	if (!nic_qp_transport(qp)->connected) {
 		const uint8_t *av;
 		uint32_t units;
 
@@ -161,7 +161,8 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	if ((w->op->flags & NIC_OPF_ATOMIC) && total != 8)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-	if (qp->type == NIC_QPT_UD && total > NIC_UD_MTU)
+	if (nic_qp_transport(qp)->max_msg &&
+	    total > nic_qp_transport(qp)->max_msg)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	w->len = total;
 	return 0;

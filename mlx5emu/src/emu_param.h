@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Limits and configuration of the emulated device (rxe_param.h's job):
+ * the fixed sizes, and emu_cfg, which device.c fills once from the
+ * environment through the option table (option.h). The values of choice
+ * options are their index in the option's list of choices.
+ */
+#ifndef MLX5EMU_PARAM_H
+#define MLX5EMU_PARAM_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "model.h"
+
+#define EMU_MAX_FDS 65536
+#define EMU_ADAPTER_PAGE 4096 /* one HW UAR */
+#define EMU_NON_FP_BFREGS_PER_UAR 2
+#define EMU_BFREGS_PER_UAR 4
+#define EMU_MAX_BFREGS 512
+#define EMU_FIRST_UAR_ID 0x10 /* low HW UARs belong to the driver */
+#define EMU_FIRST_QPN 0x100
+#define EMU_INVALID_BFREG (-1)
+#define EMU_NUM_COMP_VECTORS 4
+#define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
+#define EMU_MMAP_CMD_SHIFT 8 /* mmap offsets: command in bits 8-15 */
+#define EMU_MMAP_DYN_CMD 9 /* first command the kernel uses for entries */
+
+enum emu_uar_mode {
+	EMU_UAR_DYNAMIC,
+	EMU_UAR_STATIC,
+};
+
+enum emu_transport {
+	EMU_TRANSPORT_WRITE,
+	EMU_TRANSPORT_IOCTL,
+};
+
+enum emu_nic_mode {
+	EMU_NIC_POLL,
+	EMU_NIC_SPIN,
+};
+
+struct emu_config {
+	const struct emu_model *model;
+	unsigned int ndevices;
+	unsigned int nports;
+	enum emu_uar_mode uar_mode;
+	enum emu_transport transport;
+	unsigned int uars_per_page; /* dynamic: 4 KB UARs per UAR object */
+	unsigned int dyn_bfregs; /* static: num_dyn_bfregs reported */
+	unsigned int uar_limit; /* HW UARs per context, 0 = no limit */
+	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
+	int trace_fd; /* -1: tracing off */
+	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
+	char stat_dir[PATH_MAX];
+	char fabric[96]; /* the fabric's name: who sees whom */
+	bool nic_spin; /* the NIC thread never sleeps */
+	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
+	unsigned int nic_budget; /* WQEs per QP per pass */
+};
+
+extern struct emu_config emu_cfg;
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The NIC inside libmlx5emu.so: the core (nic.h) attached to the emulated
+ * device's objects, run by one thread per process. Shared by glue.c,
+ * thread.c and doorbell.c.
+ */
+#ifndef MLX5EMU_NIC_GLUE_H
+#define MLX5EMU_NIC_GLUE_H
+
+#include <pthread.h>
+
+/* verbs.h (via nic.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
+#include "nic.h"
+#include "../mlx5emu.h"
+
+#define NIC_DOORBELL_SLOTS 4 /* bfreg halves at 0x800..0xb00 of a UAR */
+
+/* The NIC's state for an emu_qp, emu_cq, emu_srq (see ../emu_nic.h). */
+struct emu_nic_qp {
+	struct nic_qp nq;
+	struct emu_list node; /* nic.qps */
+	struct emu_qp *qp;
+	uint64_t *slot[NIC_DOORBELL_SLOTS]; /* the emulator's alias */
+};
+
+struct emu_nic_cq {
+	struct nic_cq nc;
+	struct nic_dev *dev;
+	struct emu_list node; /* nic.cqs */
+	struct emu_cq *cq;
+};
+
+struct emu_nic_srq {
+	struct nic_srq ns;
+	struct emu_srq *srq;
+};
+
+static inline struct emu_nic_qp *to_emu_nic_qp(struct nic_qp *nq)
+{
+	return container_of(nq, struct emu_nic_qp, nq);
+}
+
+static inline struct emu_nic_cq *to_emu_nic_cq(struct nic_cq *nc)
+{
+	return container_of(nc, struct emu_nic_cq, nc);
+}
+
+static inline struct emu_nic_srq *to_emu_nic_srq(struct nic_srq *ns)
+{
+	return container_of(ns, struct emu_nic_srq, ns);
+}
+
+/* thread.c: what the control path and the thread share, under nic.lock */
+struct nic_engine {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool started;
+	bool atfork;
+	unsigned int kicks; /* control-path changes the thread should see */
+	unsigned int passes;
+	struct emu_list qps, cqs;
+	struct nic_dev dev[EMU_MAX_DEVICES]; /* emu_devices[i]'s */
+};
+
+extern struct nic_engine nic;
+
+/* the emulated device a core device stands for */
+static inline struct emu_device *to_emu_device(struct nic_dev *ndev)
+{
+	return &emu_devices[ndev - nic.dev];
+}
+
+/* start the thread (and the fabric) if not running; nic.lock held */
+int nic_start(void);
+/* the thread has something new to look at; nic.lock held */
+void nic_kick(void);
+
+/* glue.c */
+extern const struct nic_dev_ops nic_emu_ops;
+
+/* doorbell.c: UAR writes counted per QP, UAR page and slot */
+void nic_doorbell_map(struct emu_nic_qp *q);
+void nic_doorbell_watch(struct emu_nic_qp *q);
+/* the counts changed since the last clean (the attribution file) */
+bool nic_doorbell_dirty(void);
+void nic_doorbell_clean(void);
+void nic_doorbell_forget(void);
+
+#endif

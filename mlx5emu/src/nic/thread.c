@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The NIC thread.
+ *
+ * One thread per process executes every QP's SQ, so all NIC work is
+ * serialised by nic.lock; the control path takes the same lock, which is
+ * what makes modify-to-RESET and destroy synchronous (no CQE after return).
+ *
+ * Doorbells are plain stores into the application's memory, so they cannot
+ * wake us: the thread polls SND_DBR/ARM_DB, spins a little while there is
+ * work and then sleeps with growing intervals (in poll() on the fabric's
+ * sockets, so a peer's request still wakes it at once). MLX5EMU_NIC=spin
+ * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep;
+ * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
+ */
+#include <poll.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "glue.h"
+#include "../fabric/fabric.h"
+
+#define NIC_BUDGET 64 /* WQEs per QP per pass, for fairness */
+#define NIC_SPIN_PASSES 256 /* idle passes before the first sleep */
+
+struct nic_engine nic = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.qps = { &nic.qps, &nic.qps },
+	.cqs = { &nic.cqs, &nic.cqs },
+};
+
+/* the thread's settings, fixed when it starts */
+static struct {
+	bool spin;
+	unsigned int idle_max_us;
+	unsigned int budget; /* WQEs per QP per pass */
+	struct timespec stat_time;
+} run;
+
+static unsigned int nic_pass(void)
+{
+	unsigned int work = 0;
+	struct emu_list *pos, *tmp;
+
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		nic_doorbell_watch(q);
+		work += nic_sq_process(&q->nq, run.budget);
+	}
+	fabric_flush();
+	/* an arm that comes after its CQE fires here */
+	emu_list_for_each_safe(pos, tmp, &nic.cqs)
+	{
+		struct emu_nic_cq *c =
+			container_of(pos, struct emu_nic_cq, node);
+
+		work += nic_cq_poll_arm(c->dev, &c->nc);
+	}
+	/* peers' requests: every pass when idle, now and then when busy */
+	if (!work || !(++nic.passes & 15))
+		work += fabric_serve();
+	return work;
+}
+
+/*
+ * Rewrite the attribution file when ring counts changed, at most once a
+ * second. Called with nic.lock held; drops it, since the stat writer
+ * takes the stat lock and then ours.
+ */
+static void stat_refresh(void)
+{
+	struct timespec now;
+
+	if (!nic_doorbell_dirty())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == run.stat_time.tv_sec)
+		return;
+	run.stat_time = now;
+	nic_doorbell_clean();
+	pthread_mutex_unlock(&nic.lock);
+	emu_stat_changed();
+	pthread_mutex_lock(&nic.lock);
+}
+
+static void nic_sleep(unsigned int us)
+{
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1);
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	pthread_mutex_unlock(&nic.lock);
+	/* a request from a peer process ends the sleep early */
+	ppoll(fds, n, &ts, NULL);
+	pthread_mutex_lock(&nic.lock);
+}
+
+static void *nic_thread(void *arg)
+{
+	unsigned int idle = 0, sleep_us = 1, kicks = 0;
+
+	(void)arg;
+	/* the back-off relies on short sleeps being short */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	pthread_mutex_lock(&nic.lock);
+	for (;;) {
+		if (!(nic.passes & 4095))
+			stat_refresh();
+		if (nic_pass() || kicks != nic.kicks) {
+			kicks = nic.kicks;
+			idle = 0;
+			sleep_us = 1;
+			continue;
+		}
+		if (emu_list_empty(&nic.qps) && emu_list_empty(&nic.cqs)) {
+			/* nothing to watch: wait for the control path */
+			pthread_cond_wait(&nic.wake, &nic.lock);
+			continue;
+		}
+		if (run.spin || ++idle < NIC_SPIN_PASSES) {
+			pthread_mutex_unlock(&nic.lock);
+			if (!(idle & 63))
+				sched_yield();
+			pthread_mutex_lock(&nic.lock);
+			continue;
+		}
+		stat_refresh();
+		nic_sleep(sleep_us);
+		if (sleep_us < run.idle_max_us)
+			sleep_us *= 2;
+	}
+	return NULL;
+}
+
+/*
+ * fork(): the child has no NIC thread and a copy of our lock in whatever
+ * state the thread left it. The parent's contexts are dead in the child,
+ * so start from nothing; a context it opens gets a NIC and a fabric slot
+ * of its own.
+ */
+/* the NIC thread takes dev->lock only inside nic.lock: hold that */
+static void nic_atfork_prepare(void)
+{
+	pthread_mutex_lock(&nic.lock);
+}
+
+static void nic_atfork_parent(void)
+{
+	pthread_mutex_unlock(&nic.lock);
+}
+
+static void nic_atfork_child(void)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+
+	nic.lock = lock;
+	nic.wake = wake;
+	nic.started = false;
+	emu_list_init(&nic.qps);
+	emu_list_init(&nic.cqs);
+	nic_doorbell_forget();
+	fabric_atfork_child();
+}
+
+static void read_settings(void)
+{
+	run.spin = emu_cfg.nic_spin;
+	/* 1 makes QPs advance one WQE at a time, round robin: for tests */
+	run.budget = emu_cfg.nic_budget ? emu_cfg.nic_budget : NIC_BUDGET;
+	run.idle_max_us = emu_cfg.nic_idle_us ? emu_cfg.nic_idle_us : 1;
+}
+
+int nic_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	unsigned int i;
+	int ret;
+
+	if (nic.started)
+		return 0;
+	read_settings();
+	for (i = 0; i < EMU_MAX_DEVICES; i++) {
+		nic.dev[i].ops = &nic_emu_ops;
+		nic.dev[i].lid = emu_devices[i].port[0].lid;
+	}
+	ret = fabric_init();
+	if (ret)
+		return ret;
+	if (!nic.atfork) {
+		pthread_atfork(nic_atfork_prepare, nic_atfork_parent,
+			       nic_atfork_child);
+		nic.atfork = true;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &attr, nic_thread, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return -ret;
+	nic.started = true;
+	return 0;
+}
+
+void nic_kick(void)
+{
+	nic.kicks++;
+	pthread_cond_signal(&nic.wake);
+}

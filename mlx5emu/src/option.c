@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The option table (option.h): shared by the launcher and the preload
+ * library, so a name, range or default is written once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_param.h"
+#include "option.h"
+
+static const char *const models[] = { "cx4", "cx5", "cx6", NULL };
+static const char *const uar_modes[] = { "dynamic", "static", NULL };
+static const char *const transports[] = { "write", "ioctl", NULL };
+static const char *const nic_modes[] = { "poll", "spin", NULL };
+
+#define UINT_RANGE(lo, hi) .kind = EMU_OPT_UINT, .min = (lo), .max = (hi)
+
+const struct emu_option emu_options[EMU_NOPTIONS] = {
+	[EMU_OPTION_MODEL] = {
+		.name = "model", .var = "MLX5EMU_MODEL",
+		.kind = EMU_OPT_CHOICE, .choices = models, .def = "cx5",
+		.help = "device model",
+	},
+	[EMU_OPTION_DEVICES] = {
+		.name = "devices", .var = "MLX5EMU_DEVICES", .arg = "N",
+		UINT_RANGE(1, EMU_MAX_DEVICES), .def = "1",
+		.help = "number of HCAs, mlx5_0 .. mlx5_{N-1}",
+	},
+	[EMU_OPTION_PORTS] = {
+		.name = "ports", .var = "MLX5EMU_PORTS", .arg = "N",
+		UINT_RANGE(1, EMU_MAX_PORTS), .def = "1",
+		.help = "ports per HCA",
+	},
+	[EMU_OPTION_UAR] = {
+		.name = "uar", .var = "MLX5EMU_UAR",
+		.kind = EMU_OPT_CHOICE, .choices = uar_modes, .def = "dynamic",
+		.help = "static: legacy bfregs + ALLOC_WC pages\n"
+			"(write-only kernel, profile W);\n"
+			"dynamic: UAR objects (profile H)",
+	},
+	[EMU_OPTION_TRANSPORT] = {
+		.name = "transport", .var = "MLX5EMU_TRANSPORT",
+		.kind = EMU_OPT_CHOICE, .choices = transports, .def = "write",
+		.help = "core commands via write() or via the\n"
+			"ioctl INVOKE_WRITE method of current\n"
+			"kernels with the common native methods",
+	},
+	[EMU_OPTION_UARS_PER_PAGE] = {
+		.name = "uars-per-page", .var = "MLX5EMU_UARS_PER_PAGE",
+		.arg = "N", UINT_RANGE(1, 16), .def = "1",
+		.help = "dynamic: 4 KB UARs per UAR object",
+	},
+	[EMU_OPTION_DYN_BFREGS] = {
+		.name = "dyn-bfregs", .var = "MLX5EMU_DYN_BFREGS", .arg = "N",
+		UINT_RANGE(0, EMU_MAX_BFREGS * 4), .def = "1024",
+		.help = "static: num_dyn_bfregs per context\n"
+			"(N/2 ALLOC_WC pages)",
+	},
+	[EMU_OPTION_UAR_LIMIT] = {
+		.name = "uar-limit", .var = "MLX5EMU_UAR_LIMIT", .arg = "N",
+		UINT_RANGE(0, 1 << 20), .def = "0",
+		.help = "HW UARs a context may hold (0 = no limit)",
+	},
+	[EMU_OPTION_DEVICE_UARS] = {
+		.name = "device-uars", .var = "MLX5EMU_DEVICE_UARS",
+		.arg = "N", UINT_RANGE(1, 65000), .unset = "the model's",
+		.help = "HW UARs of the whole device (the model's:\n"
+			"8192, or 16384 for cx6)",
+	},
+	[EMU_OPTION_FABRIC] = {
+		.name = "fabric", .var = "MLX5EMU_FABRIC", .arg = "NAME",
+		.kind = EMU_OPT_STRING, .flags = EMU_OPTF_INHERIT,
+		.unset = "default",
+		.help = "the fabric to join (not given: inherited\n"
+			"MLX5EMU_FABRIC, else \"default\"); only\n"
+			"processes on one fabric see each other",
+	},
+	[EMU_OPTION_TRACE] = {
+		.name = "trace", .var = "MLX5EMU_TRACE", .arg = "FILE",
+		.kind = EMU_OPT_STRING, .flags = EMU_OPTF_OPTIONAL_ARG,
+		.implied = "stderr", .unset = "off",
+		.help = "log every command (to stderr without FILE)",
+	},
+	[EMU_OPTION_STAT_DIR] = {
+		.name = "stat-dir", .var = "MLX5EMU_STAT_DIR", .arg = "DIR",
+		.kind = EMU_OPT_STRING, .unset = "private",
+		.help = "keep attribution records in DIR",
+	},
+	[EMU_OPTION_NETLINK] = {
+		.name = "netlink", .var = "MLX5EMU_NETLINK",
+		.kind = EMU_OPT_BOOL, .def = "on",
+		.help = "answer RDMA netlink sockets;\n"
+			"off: refused, libibverbs reads sysfs",
+	},
+	[EMU_OPTION_NIC] = {
+		.var = "MLX5EMU_NIC", .kind = EMU_OPT_CHOICE,
+		.choices = nic_modes, .def = "poll",
+		.help = "spin: the NIC thread never sleeps (benchmarks)",
+	},
+	[EMU_OPTION_NIC_IDLE_US] = {
+		.var = "MLX5EMU_NIC_IDLE_US", .arg = "N", UINT_RANGE(0, 1000000),
+		.def = "200",
+		.help = "longest idle sleep of the NIC thread, in us",
+	},
+	[EMU_OPTION_NIC_BUDGET] = {
+		.var = "MLX5EMU_NIC_BUDGET", .arg = "N", UINT_RANGE(0, 65535),
+		.def = "64",
+		.help = "WQEs per QP per pass; 1 steps every QP\n"
+			"one WQE at a time, round robin",
+	},
+};
+
+const struct emu_option *emu_option_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < EMU_NOPTIONS; i++)
+		if (emu_options[i].name && !strcmp(emu_options[i].name, name))
+			return &emu_options[i];
+	return NULL;
+}
+
+/* "a|b|c" */
+static void join_choices(const char *const *choices, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (; *choices && n < len; choices++)
+		n += snprintf(buf + n, len - n, "%s%s", n ? "|" : "", *choices);
+}
+
+static int parse_choice(const char *const *choices, const char *v,
+			unsigned int *out)
+{
+	unsigned int i;
+
+	for (i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], v)) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+int emu_option_parse(const struct emu_option *o, const char *v,
+		     unsigned int *out, char *err, size_t errlen)
+{
+	static const char *const bools[] = { "off", "on", NULL };
+	static const char *const bits[] = { "0", "1", NULL };
+	char want[64];
+	unsigned long n;
+	char *end;
+
+	*out = 0;
+	switch (o->kind) {
+	case EMU_OPT_UINT:
+		n = strtoul(v, &end, 0);
+		if (*v && *v != '-' && !*end && n >= o->min && n <= o->max) {
+			*out = n;
+			return 0;
+		}
+		snprintf(err, errlen, "%u..%u", o->min, o->max);
+		return -1;
+	case EMU_OPT_CHOICE:
+		if (!parse_choice(o->choices, v, out))
+			return 0;
+		join_choices(o->choices, want, sizeof(want));
+		snprintf(err, errlen, "%s", want);
+		return -1;
+	case EMU_OPT_BOOL:
+		/* the launcher says on|off, the environment 1|0 */
+		if (!parse_choice(bools, v, out) || !parse_choice(bits, v, out))
+			return 0;
+		snprintf(err, errlen, "on|off");
+		return -1;
+	case EMU_OPT_STRING:
+		return 0;
+	}
+	snprintf(err, errlen, "?");
+	return -1;
+}
+
+const char *emu_option_default(const struct emu_option *o)
+{
+	return o->def ? o->def : o->unset;
+}
+
+/* "--name=ARG", "--name[=ARG]", "--name=a|b", or "VAR=..." */
+static void option_form(const struct emu_option *o, char *buf, size_t len)
+{
+	char arg[64];
+
+	if (o->kind == EMU_OPT_CHOICE)
+		join_choices(o->choices, arg, sizeof(arg));
+	else if (o->kind == EMU_OPT_BOOL)
+		snprintf(arg, sizeof(arg), "on|off");
+	else
+		snprintf(arg, sizeof(arg), "%s", o->arg);
+	if (!o->name)
+		snprintf(buf, len, "%s=%s", o->var, arg);
+	else if (o->flags & EMU_OPTF_OPTIONAL_ARG)
+		snprintf(buf, len, "--%s[=%s]", o->name, arg);
+	else
+		snprintf(buf, len, "--%s=%s", o->name, arg);
+}
+
+/* the form, then the help lines from column 26, range and default */
+static void usage_row(FILE *f, const struct emu_option *o)
+{
+	const char *h = o->help;
+	char form[96], extra[64] = "";
+	int col;
+
+	option_form(o, form, sizeof(form));
+	if (o->kind == EMU_OPT_UINT && o->def)
+		snprintf(extra, sizeof(extra), "(%u..%u, default %s)", o->min,
+			 o->max, o->def);
+	else if (o->kind == EMU_OPT_UINT)
+		snprintf(extra, sizeof(extra), "(%u..%u)", o->min, o->max);
+	else if (o->def)
+		snprintf(extra, sizeof(extra), "(default %s)", o->def);
+	col = fprintf(f, "  %s", form);
+	for (;;) {
+		int n = strcspn(h, "\n");
+
+		col += fprintf(f, "%*s%.*s", col < 26 ? 26 - col : 1, "", n, h);
+		h += n;
+		if (!*h)
+			break;
+		fputc('\n', f);
+		h++;
+		col = 0;
+	}
+	if (*extra && col + 1 + strlen(extra) > 79)
+		fprintf(f, "\n%*s%s\n", 26, "", extra);
+	else
+		fprintf(f, "%s%s\n", *extra ? " " : "", extra);
+}
+
+void emu_option_usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "run options:\n");
+	for (i = 0; i < EMU_NOPTIONS; i++)
+		if (emu_options[i].name)
+			usage_row(f, &emu_options[i]);
+	fprintf(f, "\nenvironment of the data path (inherited):\n");
+	for (i = 0; i < EMU_NOPTIONS; i++)
+		if (!emu_options[i].name)
+			usage_row(f, &emu_options[i]);
+}
