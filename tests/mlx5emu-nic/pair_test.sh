@@ -2,16 +2,18 @@
 # Run a server and a client, each under its own `mlx5emu run` (two
 # independent processes on one emulated device), and require both to pass.
 #
-#   pair_test.sh MLX5EMU PORT 'LAUNCHER OPTS' 'SERVER CMD' 'CLIENT CMD'
+#   pair_test.sh MLX5EMU PORT 'SERVER CMD' 'CLIENT CMD' [LAUNCHER OPTION...]
 #
 # PORT replaces @PORT@ in both commands. The server gets a hard timeout and
 # is killed when this script exits, so it cannot outlive a failed client.
 set -u
-emu=$1 port=$2 opts=$3 server=${4//@PORT@/$port} client=${5//@PORT@/$port}
+emu=$1 port=$2 server=${3//@PORT@/$port} client=${4//@PORT@/$port}
+shift 4
+opts=("$@")
 limit=${PAIR_TIMEOUT:-60}
 
 # shellcheck disable=SC2086
-timeout -k 2 "$limit" "$emu" run $opts -- $server >"${TMPDIR:-/tmp}/pair.$$.srv" 2>&1 &
+timeout -k 2 "$limit" "$emu" run "${opts[@]}" -- $server >"${TMPDIR:-/tmp}/pair.$$.srv" 2>&1 &
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -f "${TMPDIR:-/tmp}/pair.$$.srv"' EXIT
 
@@ -22,7 +24,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 # shellcheck disable=SC2086
-timeout -k 2 "$limit" "$emu" run $opts -- $client
+timeout -k 2 "$limit" "$emu" run "${opts[@]}" -- $client
 crc=$?
 wait $srv
 src=$?
