@@ -22,14 +22,20 @@ pids+=($!)
 wait_listening "$port" "${pids[0]}" || true
 timeout -k 2 $((secs + 30)) "$MLX5EMU" run -- ib_write_bw --run_infinitely -D 1 -p "$port" localhost >"$dir/cli" 2>&1 &
 pids+=($!)
+# reported: the client printed a report line (size, iterations, peak,
+# average, rate), one per second once it runs
+reported() {
+	grep -qE '^ *65536 +[0-9]+ ' "$dir/cli"
+}
 sleep "$secs"
+# on 2 busy cores the first report may take a while: one is enough, and
+# the programs outlive this wait (their timeout is SECONDS + 30)
+wait_for 15 reported || true
 alive=0
 for p in "${pids[@]}"; do
 	if kill -0 "$p" 2>/dev/null; then alive=$((alive + 1)); fi
 done
 cat "$dir/cli"
-# a report line per second (size, iterations, peak, average, rate);
-# on 2 busy cores the first may take a while, so one is enough
 reports=$(grep -cE '^ *65536 +[0-9]+ ' "$dir/cli" || true)
 echo "--- alive=$alive reports=$reports"
 [ "$alive" -eq 2 ] && [ "$reports" -ge 1 ]
