@@ -4,13 +4,11 @@
 # poll with aarch64's barriers and NEON BlueFlame copy, and the measurement
 # of its steps.
 #   aarch64_test.sh <perftest-ext/breakdown> <stage include> <scratch dir>
-set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 src=$1 inc=$2 out=$3
 cc=aarch64-linux-gnu-gcc
-command -v $cc >/dev/null || {
-	echo "FAIL: $cc missing (Debian gcc-aarch64-linux-gnu; cmake/install-deps.sh)" >&2
-	exit 1
-}
+command -v $cc >/dev/null ||
+	die "$cc missing (Debian gcc-aarch64-linux-gnu; cmake/install-deps.sh)"
 rm -rf "$out" && mkdir -p "$out"
 flags=(-O2 -Wall -Wextra -Werror -I"$src" -I"$inc")
 $cc "${flags[@]}" -c "$src/cycles.c" -o "$out/cycles.o"
@@ -39,7 +37,7 @@ objdump=aarch64-linux-gnu-objdump
 command -v $objdump >/dev/null || objdump=objdump
 dis=$($objdump -d "$out/steps.o" "$out/cycles.o")
 for insn in 'mrs.*cntvct_el0' 'isb' 'dmb.*oshst' 'dsb.*st' 'dmb.*oshld' 'mrs.*cntfrq_el0'; do
-	grep -q -E "$insn" <<<"$dis" || { echo "FAIL: no $insn in the aarch64 code" >&2; exit 1; }
+	grep -q -E "$insn" <<<"$dis" || die "no $insn in the aarch64 code"
 done
-$objdump -f "$out/steps.o" | grep -q aarch64 || { echo "FAIL: not an aarch64 object" >&2; exit 1; }
+grep -q aarch64 <<<"$($objdump -f "$out/steps.o")" || die "not an aarch64 object"
 echo "PASS: aarch64 timer and post path compile (cntvct_el0, isb, dmb/dsb)"

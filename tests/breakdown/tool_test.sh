@@ -3,12 +3,16 @@
 # says that the PIO copy is not MMIO here, labels measured figures as such,
 # and its JSON, CSV and what-if plots are well formed.
 #   tool_test.sh <ib_write_breakdown> <scratch dir>   (inside mlx5emu run)
-set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 tool=$1 out=$2
 rm -rf "$out" && mkdir -p "$out"
 "$tool" --breakdown --what-if --iters=2000 --json="$out/b.json" \
 	--csv="$out/b.csv" --plot-dir="$out/plots" --switch=0 >"$out/b.txt"
-fail() { echo "FAIL: $*" >&2; cat "$out/b.txt" >&2; exit 1; }
+# fail MESSAGE: die, with the tool's output
+fail() {
+	cat "$out/b.txt" >&2
+	die "$*"
+}
 grep -q 'ordinary memory, not MMIO' "$out/b.txt" || fail "no emulation note"
 grep -q -E '^  desc-setup .* measured$' "$out/b.txt" || fail "desc-setup not measured"
 grep -q -E '^  switch .* 0\.00  option$' "$out/b.txt" || fail "--switch not applied"

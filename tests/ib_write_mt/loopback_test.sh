@@ -2,8 +2,8 @@
 # loopback_test.sh MLX5EMU_OPTS -- CHECK [CHECK_ARGS] -- IB_WRITE_MT_ARGS
 # Runs ib_write_mt --loopback on the emulated device with a JSON report and
 # applies each check of check_json.py to it (checks separated by '+').
-set -euo pipefail
 here=$(dirname "$0")
+. "$here/../lib.sh"
 : "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
 emu=()
 while [ "$1" != -- ]; do emu+=("$1"); shift; done
@@ -11,8 +11,7 @@ shift
 checks=()
 while [ "$1" != -- ]; do checks+=("$1"); shift; done
 shift
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch_dir dir
 rc=0
 "$MLX5EMU" run "${emu[@]}" -- "$IB_WRITE_MT" --loopback \
 	--out_json_file="$dir/out.json" "$@" || rc=$?

@@ -3,44 +3,42 @@
 # in one run; then a category the device cannot build (level-1 TDs without
 # BlueFlame on the static UARs of 2018 kernels) is reported unavailable
 # with exit status 3, and never replaced by another.
-set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
 : "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+scratch_dir dir
 
 for sweep in threads postlist unsignaled size; do
 	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=4 -n 128 \
 		--endpoints=dynamic --sweep=$sweep --csv="$dir/$sweep.csv" \
 		--plot="$dir/$sweep.svg" --out_json_file="$dir/$sweep.json" \
-		>"$dir/$sweep.out" || { cat "$dir/$sweep.out"; fail "--sweep=$sweep"; }
+		>"$dir/$sweep.out" || { cat "$dir/$sweep.out"; die "--sweep=$sweep"; }
 	rows=$(($(wc -l <"$dir/$sweep.csv") - 1))
-	[ "$rows" -ge 3 ] || fail "$sweep: $rows CSV rows"
+	[ "$rows" -ge 3 ] || die "$sweep: $rows CSV rows"
 	head -1 "$dir/$sweep.csv" | grep -q '^category,point,status,threads' ||
-		fail "$sweep: CSV header"
-	[ "$(grep -c ',ok,' "$dir/$sweep.csv")" -eq "$rows" ] || fail "$sweep: rows not ok"
-	grep -q '<svg' "$dir/$sweep.svg" || fail "$sweep: no SVG"
+		die "$sweep: CSV header"
+	[ "$(grep -c ',ok,' "$dir/$sweep.csv")" -eq "$rows" ] || die "$sweep: rows not ok"
+	grep -q '<svg' "$dir/$sweep.svg" || die "$sweep: no SVG"
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert len(d['results']) == $rows and all(r['verified'] for r in d['results'])" \
-		"$dir/$sweep.json" || fail "$sweep: JSON"
+		"$dir/$sweep.json" || die "$sweep: JSON"
 	echo "ok: --sweep=$sweep: $rows points in CSV, JSON and the plot"
 done
 "$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -n 64 \
-	--plot="$dir/c.png" >/dev/null || fail "png plot"
-[ "$(head -c 4 "$dir/c.png" | tail -c 3)" = PNG ] || fail "not a PNG"
+	--plot="$dir/c.png" >/dev/null || die "png plot"
+[ "$(head -c 4 "$dir/c.png" | tail -c 3)" = PNG ] || die "not a PNG"
 echo "ok: --plot=FILE.png"
 
 rc=0
 "$MLX5EMU" run --uar=static -- "$IB_WRITE_MT" --loopback --threads=2 -n 64 \
 	--endpoints=dynamic,static --blueflame=off >"$dir/unavail" 2>&1 || rc=$?
 cat "$dir/unavail"
-[ "$rc" -eq 3 ] || fail "unavailable category: exit $rc, want 3"
+[ "$rc" -eq 3 ] || die "unavailable category: exit $rc, want 3"
 grep -q "dynamic .*UNAVAILABLE: the device cannot give level-1 thread domains" "$dir/unavail" ||
-	fail "no reason given"
-grep -q "^ static .* yes$" "$dir/unavail" || fail "the other category did not run"
+	die "no reason given"
+grep -q "^ static .* yes$" "$dir/unavail" || die "the other category did not run"
 echo "ok: an unavailable category: exit 3, reason given, others still run"
 
 rc=0
 "$IB_WRITE_MT" --loopback --endpoints=dynamic --sharing=2 2>"$dir/usage" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "contradicts" "$dir/usage" || fail "--sharing contradiction: $rc"
+[ "$rc" -eq 1 ] && grep -q "contradicts" "$dir/usage" || die "--sharing contradiction: $rc"
 echo "ok: --sharing contradicting the category: exit 1"

@@ -3,13 +3,12 @@
 # real or a misbehaving peer (fake_peer.py). Each scenario checks the exit
 # code and message of every ib_write_mt, and that no process is left.
 # Run inside `mlx5emu run`.
-set -uo pipefail
 here=$(dirname "$0")
+. "$here/../lib.sh"
 : "${IB_WRITE_MT:?}"
 scenario=$1
 port=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch_dir dir
 failed=0
 declare -A pids
 

@@ -3,21 +3,25 @@
 # connects to a server's fabric socket is hung up on at once
 # (SO_PEERCRED), while a process of the same user stays connected.
 # Needs root (to become the other user); skipped otherwise.
-#   isolation_user_test.sh MLX5EMU STAGE_BIN PORT
-set -u
-emu=$1 bin=$2 port=$3
-[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || { echo "skipped: needs root"; exit 77; }
+#   isolation_user_test.sh STAGE_BIN PORT
+. "$(dirname "$0")/../lib.sh"
+: "${MLX5EMU:?}"
+bin=$1 port=$2
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	echo "skipped: needs root"
+	exit 77
+fi
 export MLX5EMU_FABRIC=isouser.$$
-trap 'kill $srv 2>/dev/null; wait 2>/dev/null' EXIT
-timeout -k 2 30 "$emu" run -- "$bin/ibv_rc_pingpong" -n 5 -p "$port" >/dev/null 2>&1 &
+timeout -k 2 30 "$MLX5EMU" run -- "$bin/ibv_rc_pingpong" -n 5 -p "$port" >/dev/null 2>&1 &
 srv=$!
-name=
-for i in $(seq 100); do
-	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.$MLX5EMU_FABRIC\.[0-9]+" | head -1)
-	[ -n "$name" ] && break
-	sleep 0.1
-done
-[ -n "$name" ] || { echo "FAIL: no fabric socket"; exit 1; }
+at_exit "kill $srv 2>/dev/null; wait 2>/dev/null"
+
+# fabric_socket: the server's fabric socket name, once it is bound
+fabric_socket() {
+	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.$MLX5EMU_FABRIC\.[0-9]+" | head -1 || true)
+	[ -n "$name" ]
+}
+wait_for 10 fabric_socket || die "no fabric socket"
 probe='
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -1,32 +1,33 @@
 #!/bin/bash
-# Run a server and a client, each under its own `mlx5emu run` (two
+# Run a server and a client, each under its own `$MLX5EMU run` (two
 # independent processes on one emulated device), and require both to pass.
 #
-#   pair_test.sh MLX5EMU PORT 'LAUNCHER OPTS' 'SERVER CMD' 'CLIENT CMD'
+#   pair_test.sh PORT 'SERVER CMD' 'CLIENT CMD' [LAUNCHER OPTION...]
 #
 # PORT replaces @PORT@ in both commands. The server gets a hard timeout and
 # is killed when this script exits, so it cannot outlive a failed client.
-set -u
-emu=$1 port=$2 opts=$3 server=${4//@PORT@/$port} client=${5//@PORT@/$port}
+. "$(dirname "$0")/../lib.sh"
+: "${MLX5EMU:?}"
+port=$1 server=${2//@PORT@/$port} client=${3//@PORT@/$port}
+shift 3
+opts=("$@")
 limit=${PAIR_TIMEOUT:-60}
+scratch_dir dir
 
 # shellcheck disable=SC2086
-timeout -k 2 "$limit" "$emu" run $opts -- $server >"${TMPDIR:-/tmp}/pair.$$.srv" 2>&1 &
+timeout -k 2 "$limit" "$MLX5EMU" run "${opts[@]}" -- $server >"$dir/srv" 2>&1 &
 srv=$!
-trap 'kill $srv 2>/dev/null; rm -f "${TMPDIR:-/tmp}/pair.$$.srv"' EXIT
+at_exit "kill $srv 2>/dev/null"
 
-# the server listens once its device is open; retry refused connects
-for i in $(seq 100); do
-	ss -ltn 2>/dev/null | grep -q ":$port " && break
-	kill -0 $srv 2>/dev/null || break
-	sleep 0.1
-done
+# the server listens once its device is open; a client that finds nothing
+# listening fails, and both ends' output says why
+wait_listening "$port" $srv || true
+crc=0
 # shellcheck disable=SC2086
-timeout -k 2 "$limit" "$emu" run $opts -- $client
-crc=$?
-wait $srv
-src=$?
+timeout -k 2 "$limit" "$MLX5EMU" run "${opts[@]}" -- $client || crc=$?
+src=0
+wait $srv || src=$?
 echo "--- server (exit $src):"
-cat "${TMPDIR:-/tmp}/pair.$$.srv"
+cat "$dir/srv"
 echo "--- client exit $crc"
 [ $crc -eq 0 ] && [ $src -eq 0 ]

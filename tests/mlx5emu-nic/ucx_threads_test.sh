@@ -10,28 +10,40 @@
 # each QP rings one uUAR of the page it was created on; the placement is the
 # same under both levels, two workers' QPs to a 4 KB UAR (each worker has
 # one UD and one RC QP, created in worker order).
-#   ucx_threads_test.sh MLX5EMU PORT LAUNCHER-OPTS
-set -u
-emu=$1 port=$2 opts=$3
+#   ucx_threads_test.sh PORT LAUNCHER-OPTS
+. "$(dirname "$0")/../lib.sh"
+: "${MLX5EMU:?}"
+port=$1 opts=$2
 export UCX_TLS=rc_mlx5,ud_mlx5,self
 fail=0
+
+# all_rang: 16 QPs have rung
+all_rang() {
+	[ "$("$MLX5EMU" stat --machine | grep -c '^ring .*count=[1-9]')" -ge 16 ]
+}
+# exchange (inside the launcher): a tag_bw pair with 4 threads, and the
+# stat records once its QPs have rung
+exchange() {
+	ucx_perftest -p "$port" >/dev/null 2>&1 &
+	s=$!
+	wait_listening "$port" $s
+	ucx_perftest localhost -p "$port" -t tag_bw -T 4 -n 100000000 \
+		>/dev/null 2>&1 &
+	c=$!
+	wait_for 20 all_rang
+	sleep 1.2 # the ring records are refreshed once a second
+	"$MLX5EMU" stat --machine
+	kill $c $s
+	wait
+}
+export port
+export -f exchange all_rang wait_for wait_listening listening lib_listening_or_gone
 
 # snapshot LEVEL: the stat records of both processes while they run
 snapshot() {
 	# shellcheck disable=SC2086
-	timeout -k 2 90 "$emu" run $opts --fabric="ucxthr.$$" -- bash -c "
-		export MLX5_UAR_SHARING=$1
-		ucx_perftest -p $port >/dev/null 2>&1 & s=\$!
-		for i in \$(seq 100); do ss -ltn | grep -q ':$port ' && break; sleep 0.1; done
-		ucx_perftest localhost -p $port -t tag_bw -T 4 -n 100000000 \
-			>/dev/null 2>&1 & c=\$!
-		for i in \$(seq 100); do
-			sleep 0.2
-			[ \$('$emu' stat --machine | grep -c '^ring .*count=[1-9]') -ge 16 ] && break
-		done
-		sleep 1.2 # the ring records are refreshed once a second
-		'$emu' stat --machine
-		kill \$c \$s; wait"
+	MLX5_UAR_SHARING=$1 timeout -k 2 90 "$MLX5EMU" run $opts \
+		--fabric="ucxthr.$$" -- bash -c exchange || true
 }
 
 # placement OUT: one line per QP, 'pid type n page slots' (n: the QP's
@@ -44,9 +56,9 @@ placement() {
 		type=$(echo "$line" | sed 's/.* type=\([a-z]*\).*/\1/')
 		slots=$(echo "$1" | grep "^ring pid=$pid .*qpn=$qpn " |
 			sed 's/.* page_id=\(0x[0-9a-f]*\) slot=\(0x[0-9a-f]*\).*/\1:\2/' |
-			sort -u | paste -sd,)
+			sort -u | paste -sd,) || true
 		echo "$pid $type $qpn $page $slots"
-	done | awk '{ n = w[$1 " " $2]++; print $1, $2, n, $3, $4, $5 }'
+	done | awk '{ n = w[$1 " " $2]++; print $1, $2, n, $3, $4, $5 }' || true
 }
 
 # shape OUT: per process and page, the QPs it holds as type+worker

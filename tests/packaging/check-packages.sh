@@ -13,19 +13,15 @@
 #      Debian's packages, with nothing of ours left.
 # Also checks the private ABI of the packages and, unless
 # CHECK_PACKAGES_LINTIAN=0, runs the lintian comparison (lintian-compare.sh).
-set -euo pipefail
-out=$(realpath "${1:?usage: check-packages.sh OUT}")
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+out=$(realpath "${1:?usage: check-packages.sh OUT}")
 top=$(cd "$here/../.." && pwd)
 . "$top/cmake/apt-sources.sh"
 suite=bookworm
 root=$out/debian12-root
 fabric=check-packages-$$
 
-die() {
-	echo "error: $*" >&2
-	exit 1
-}
 section() {
 	printf '\n=== %s\n' "$*"
 }
@@ -48,7 +44,7 @@ cleanup() {
 	done
 	rm -rf "$root"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 section "private ABI of the packages"
 "$here/private-abi.sh" "$out"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # check-rpm.sh OUT STAGE: the RPMs of `make rpm` (in OUT) pass rpmlint with
 # no error, and hold what the .debs and the stage hold (compare-rpm-deb.py).
-set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
 out=$(realpath "${1:?usage: check-rpm.sh OUT STAGE}")
 stage=${2:?}
-here=$(cd "$(dirname "$0")" && pwd)
 fail=0
 
 echo "=== rpmlint"

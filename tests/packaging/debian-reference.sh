@@ -4,7 +4,7 @@
 # ours, downloaded once into OUT/debian-reference/ with apt-get download.
 # Prints that directory. The private-ABI check and the lintian comparison
 # measure our packages against these.
-set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 out=$(realpath "${1:?usage: debian-reference.sh OUT}")
 dir=$out/debian-reference
 mkdir -p "$dir"

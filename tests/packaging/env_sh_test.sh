@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sourcing build/env.sh changes only the search paths it documents: the
 # caller's own variables (whatever their names) and options are left alone.
-set -u
+. "$(dirname "$0")/../lib.sh"
 env_sh=${1:?usage: env_sh_test.sh BUILD/env.sh STAGE}
 stage=${2:?}
 fail=0
@@ -18,7 +18,7 @@ before=$(bash -c 'stage=mine; prefix=p; lib=l; dir=d; set -o noglob
 	echo "$stage|$prefix|$lib|$dir|$-"
 	echo "$PATH"; echo "$LD_LIBRARY_PATH"; echo "$PYTHONPATH"
 	echo "$PKG_CONFIG_PATH"; echo "$MANPATH"
-	declare -F | wc -l' _ "$env_sh") || { echo "FAIL: sourcing $env_sh failed"; exit 1; }
+	declare -F | wc -l' _ "$env_sh") || die "sourcing $env_sh failed"
 mapfile -t got <<<"$before"
 check "caller's variables and options" "${got[0]%|*}" "mine|p|l|d"
 case ${got[0]##*|} in *f*) ;; *) echo "FAIL: set -o noglob lost"; fail=1 ;; esac
@@ -30,11 +30,11 @@ check MANPATH "${got[5]}" "$stage/share/man:"
 check "functions defined" "${got[6]}" 0
 
 # existing search paths are kept, after the stage's
-got=$(bash -c 'LD_LIBRARY_PATH=/opt/x; PYTHONPATH=/opt/y; . "$1"; echo "$LD_LIBRARY_PATH $PYTHONPATH"' _ "$env_sh")
+got=$(bash -c 'LD_LIBRARY_PATH=/opt/x; PYTHONPATH=/opt/y; . "$1"; echo "$LD_LIBRARY_PATH $PYTHONPATH"' _ "$env_sh") || true
 check "kept search paths" "$got" "$stage/lib:/opt/x $stage/lib/python3/dist-packages:/opt/y"
 
 # and it works in a POSIX shell under set -eu
-got=$(sh -euc '. "$1"; echo ok' _ "$env_sh" 2>&1)
+got=$(sh -euc '. "$1"; echo ok' _ "$env_sh" 2>&1) || true
 check "sh -eu" "$got" ok
 [ $fail -eq 0 ] && echo "env.sh leaves the caller's shell alone"
 exit $fail

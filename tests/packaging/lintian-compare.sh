@@ -3,9 +3,9 @@
 # warning that it does not also report on Debian's own rdma-core packages
 # (the machine's version, 44.0-2 on Debian 12; see debian-reference.sh).
 # Warnings both share are listed, not fatal: they are Debian's as well.
-set -euo pipefail
-out=$(realpath "${1:?usage: lintian-compare.sh OUT}")
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+out=$(realpath "${1:?usage: lintian-compare.sh OUT}")
 ref=$("$here/debian-reference.sh" "$out")
 version=$(lintian --print-version)
 

@@ -6,13 +6,12 @@
 #  - every package, ours or Debian's, whose binaries import a private
 #    version is listed in our libibverbs1's Breaks, so apt never leaves a
 #    Debian binary built against another private ABI next to our library.
-set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
 out=$(realpath "${1:?usage: private-abi.sh OUT [PATCHED_TREE]}")
 tree=${2:-}
-here=$(cd "$(dirname "$0")" && pwd)
 fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_dir work
 
 # private versions the binaries of a .deb import (undefined symbols)
 imports() {

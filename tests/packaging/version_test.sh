@@ -3,7 +3,7 @@
 # (PACKAGE_VERSION of the patched tree), in debian/changelog and in the RPM
 # spec, and that version sorts above every Debian revision of the same
 # upstream release, so apt replaces Debian's packages with ours.
-set -u
+. "$(dirname "$0")/../lib.sh"
 src=${1:?usage: version_test.sh PATCHED_TREE REPO}
 repo=${2:?}
 fail=0

@@ -2,10 +2,9 @@
 # series_test.sh CASE: one check of how the superbuild obtains upstream and
 # keeps the patch queue. Each case works on copies in a private temp dir and
 # never touches build/ or patches/.
-set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_dir work
 tarball=$("$top/cmake/obtain-upstream.sh") || exit 1
 
 # Every case sees only the git identity it sets (none by default).
@@ -18,25 +17,20 @@ submitter() {
 	git config --global user.email submitter@example.org
 }
 
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
 # run CMD...: capture stderr in $err and the exit code in $rc
 run() {
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
+	rc=0
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
 }
 
 # The failure must be exactly one line on stderr, saying what went wrong and
 # naming the way out.
 expect_one_line_error() {
 	local what=$1 remedy=$2
-	[ $rc -ne 0 ] || fail "succeeded, expected an error about $what"
-	[ "$(wc -l <<<"$err")" -eq 1 ] || fail "error is not one line: $err"
-	grep -q -- "$what" <<<"$err" || fail "error does not mention '$what': $err"
-	grep -q -- "$remedy" <<<"$err" || fail "error does not say '$remedy': $err"
+	[ $rc -ne 0 ] || die "succeeded, expected an error about $what"
+	[ "$(wc -l <<<"$err")" -eq 1 ] || die "error is not one line: $err"
+	grep -q -- "$what" <<<"$err" || die "error does not mention '$what': $err"
+	grep -q -- "$remedy" <<<"$err" || die "error does not say '$remedy': $err"
 	echo "ok: $err"
 }
 
@@ -68,7 +62,7 @@ unreachable_apt_source)
 	APT_CONFIG=$work/apt.conf FORK_DOWNLOAD_DIR=$work/dl RDMA_CORE_TARBALL= \
 		run "$scripts/obtain-upstream.sh"
 	expect_one_line_error "could not reach the apt sources" "RDMA_CORE_TARBALL"
-	[ ! -e "$work/dl/rdma-core_65.0.orig.tar.gz" ] || fail "left a download behind"
+	[ ! -e "$work/dl/rdma-core_65.0.orig.tar.gz" ] || die "left a download behind"
 	;;
 patch_does_not_apply)
 	mkdir -p "$work/patches"
@@ -99,42 +93,42 @@ PATCH
 	# build/src keeps every patch before the broken one
 	n=$(git -C "$work/src" rev-list --count upstream..HEAD)
 	[ "$n" -eq "$(($(grep -c . "$work/patches/series") - 1))" ] ||
-		fail "build/src holds $n patches, not the ones before the broken patch"
+		die "build/src holds $n patches, not the ones before the broken patch"
 	;;
 export_is_stable)
 	# make tree && make export on an unchanged queue changes nothing
 	mkdir -p "$work/patches"
 	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
-	"$top/cmake/export-series.sh" "$work/src" 2>/dev/null || fail "export failed"
-	diff -r "$top/patches" "$work/patches" || fail "export changed patches/"
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
+	"$top/cmake/export-series.sh" "$work/src" 2>/dev/null || die "export failed"
+	diff -r "$top/patches" "$work/patches" || die "export changed patches/"
 	# and a second prepare is a no-op on the same tree
 	before=$(git -C "$work/src" rev-parse HEAD)
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "second prepare failed"
-	[ "$(git -C "$work/src" rev-parse HEAD)" = "$before" ] || fail "second prepare rebuilt the tree"
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "second prepare failed"
+	[ "$(git -C "$work/src" rev-parse HEAD)" = "$before" ] || die "second prepare rebuilt the tree"
 	echo "ok: $(grep -c . "$work/patches/series") patches round-trip unchanged"
 	;;
 unexported_work_is_kept)
 	mkdir -p "$work/patches"
 	cp "$top"/patches/*.patch "$top/patches/series" "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
 	echo "local work" >>"$work/src/README.md"
 	git -C "$work/src" -c user.name=t -c user.email=t@t commit -qam "test: local work"
 	touch "$work/patches/series" && echo "# changed" >>"$work/patches/series"
 	run "$top/cmake/prepare-source.sh" "$work/src"
 	expect_one_line_error "not in patches/" "make export"
-	git -C "$work/src" log -1 --format=%s | grep -q "local work" || fail "local commit was lost"
+	git -C "$work/src" log -1 --format=%s | grep -q "local work" || die "local commit was lost"
 	;;
 queue_is_not_a_submission)
 	# the queue carries no Signed-off-by and no made-up identity
 	for p in "$top"/patches/*.patch; do
-		! grep -q '^Signed-off-by:' "$p" || fail "$(basename "$p") carries a Signed-off-by"
-		! grep -qi '\.invalid>' "$p" || fail "$(basename "$p") carries a made-up identity"
+		! grep -q '^Signed-off-by:' "$p" || die "$(basename "$p") carries a Signed-off-by"
+		! grep -qi '\.invalid>' "$p" || die "$(basename "$p") carries a made-up identity"
 		# the From: header, unfolded
 		sed -n '/^From: /{N;s/\n / /;p;q}' "$p" | grep -q '^From: .* <.*@.*>' ||
-			fail "$(basename "$p") has no author"
+			die "$(basename "$p") has no author"
 	done
 	echo "ok: $(ls "$top"/patches/*.patch | wc -l) patches without sign-off or made-up identity"
 	;;
@@ -143,10 +137,10 @@ series_needs_identity)
 	mkdir -p "$work/patches"
 	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches HOME=$work
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
 	run "$top/cmake/make-series.sh" "$work/src" "$work/out"
 	expect_one_line_error "git identity" "user.email"
-	[ ! -e "$work/out" ] || fail "wrote a submission without an identity"
+	[ ! -e "$work/out" ] || die "wrote a submission without an identity"
 	;;
 submission)
 	# make series: numbered patches without the fork-only ones, signed off
@@ -154,32 +148,32 @@ submission)
 	mkdir -p "$work/patches"
 	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || fail "series does not apply"
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
 	submitter
-	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || fail "make-series failed"
+	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || die "make-series failed"
 	total=$(grep -c . "$work/patches/series")
 	forkonly=$(grep -c . "$work/patches/fork-only")
-	n=$(ls "$work/out" | grep -c '^0[0-9]*-.*\.patch$')
-	[ "$n" -eq $((total - forkonly + 1)) ] || fail "$n files for $total patches ($forkonly fork-only)"
+	n=$(ls "$work/out" | grep -c '^0[0-9]*-.*\.patch$') || true
+	[ "$n" -eq $((total - forkonly + 1)) ] || die "$n files for $total patches ($forkonly fork-only)"
 	letter=$work/out/0000-cover-letter.patch
 	grep -qE "^Subject: \[PATCH 0+/$((total - forkonly))\] $(head -n1 "$work/patches/cover-letter.txt")" "$letter" ||
-		fail "cover letter subject is wrong"
-	! grep -q '\*\*\*' "$letter" || fail "cover letter still has placeholders"
+		die "cover letter subject is wrong"
+	! grep -q '\*\*\*' "$letter" || die "cover letter still has placeholders"
 	! grep -qF -- "$(head -n1 "$work/patches/fork-only")" "$work"/out/*.patch ||
-		fail "a fork-only patch is in the submission"
+		die "a fork-only patch is in the submission"
 	for p in "$work"/out/0*-*.patch; do
 		case $p in *0000-cover-letter.patch) continue ;; esac
 		[ "$(grep -c '^Signed-off-by: ' "$p")" -eq 1 ] &&
 			grep -qxF 'Signed-off-by: Test Submitter <submitter@example.org>' "$p" ||
-			fail "$(basename "$p") is not signed off once by the submitter"
+			die "$(basename "$p") is not signed off once by the submitter"
 	done
 	grep -q '^From: Test Submitter <submitter@example.org>$' "$letter" ||
-		fail "the cover letter is not from the submitter"
-	! grep -qi 'tdshare' "$work"/out/*.patch || fail "the fork's name or version tag is in the submission"
-	git -C "$work/src" worktree list | grep -q submission && fail "temporary worktree left behind"
+		die "the cover letter is not from the submitter"
+	! grep -qi 'tdshare' "$work"/out/*.patch || die "the fork's name or version tag is in the submission"
+	git -C "$work/src" worktree list | grep -q submission && die "temporary worktree left behind"
 	echo "ok: cover letter + $((n - 1)) patches"
 	;;
 *)
-	fail "unknown case $1"
+	die "unknown case $1"
 	;;
 esac

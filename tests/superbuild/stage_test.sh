@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stage_test.sh STAGE: staged programs resolve libibverbs from the stage
 # without any environment, and the stage carries the fork's version.
-set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
 stage=$1
 status=0
 check() {
@@ -9,7 +9,7 @@ check() {
 }
 lib=$(env -u LD_LIBRARY_PATH ldd "$stage/bin/ibv_devinfo" | awk '$1 ~ /^libibverbs/ { print $3 }')
 check "ibv_devinfo loads $lib" '[ "$(readlink -f "$lib")" = "$(readlink -f "$stage/lib/libibverbs.so.1")" ]'
-ver=$(PKG_CONFIG_PATH=$stage/lib/pkgconfig pkg-config --modversion libibverbs)
+ver=$(PKG_CONFIG_PATH=$stage/lib/pkgconfig pkg-config --modversion libibverbs) || true
 check "pkg-config libibverbs is $ver" '[[ $ver == *tdshare* ]]'
 check "libmlx5 provider is staged" '[ -f "$stage/lib/libibverbs/libmlx5-rdmav65.so" ]'
 check "pyverbs is staged" '[ -d "$stage/lib/python3/dist-packages/pyverbs" ]'
