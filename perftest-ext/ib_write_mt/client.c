@@ -85,8 +85,8 @@ struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
 
 static int client_setup(void *arg, const struct wmt_regions *r,
 			const struct wmt_layout *l, unsigned int nqps,
-			struct wmt_qp_addr *remote, uint64_t *base,
-			uint32_t *rkey, char *err, size_t errlen)
+			struct rc_addr *remote, uint64_t *base, uint32_t *rkey,
+			char *err, size_t errlen)
 {
 	struct wmt_client *c = arg;
 	uint8_t p[20];
@@ -122,7 +122,7 @@ static int client_setup(void *arg, const struct wmt_regions *r,
 	return ret ? malformed(c, "TARGET", err, errlen) : 0;
 }
 
-static int client_connect(void *arg, const struct wmt_qp_addr *local, char *err,
+static int client_connect(void *arg, const struct rc_addr *local, char *err,
 			  size_t errlen)
 {
 	struct wmt_client *c = arg;

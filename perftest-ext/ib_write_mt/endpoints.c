@@ -334,8 +334,8 @@ err:
 }
 
 int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
-			  const struct wmt_qp_addr *remote,
-			  struct wmt_qp_addr *local, char *err, size_t errlen)
+			  const struct rc_addr *remote, struct rc_addr *local,
+			  char *err, size_t errlen)
 {
 	unsigned int q, k = 0;
 	int ret;
@@ -346,15 +346,15 @@ int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 		if (!qp->users)
 			continue;
 		/* our half of the address: the context's port, QPN and PSN */
-		ret = wmt_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
-				    &local[k]);
+		ret = rc_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
+				   &local[k]);
 		local[k].qpn = qp->qp->qp_num;
 		local[k].psn = wmt_psn(local[k].qpn);
 		if (!ret)
-			ret = wmt_qp_init(qp->qp, o->ib_port, 0);
+			ret = rc_qp_init(qp->qp, o->ib_port, 0);
 		if (!ret)
-			ret = wmt_qp_connect(qp->qp, o->ib_port, o->gid_index,
-					     &local[k], &remote[k], 1);
+			ret = rc_qp_connect(qp->qp, o->ib_port, o->gid_index,
+					    &local[k], &remote[k]);
 		if (ret) {
 			snprintf(err, errlen, "connecting QP 0x%x: %s",
 				 qp->qp->qp_num, strerror(ret));

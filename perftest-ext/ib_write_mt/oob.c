@@ -442,7 +442,7 @@ uint64_t wmt_get64(struct wmt_buf *b)
 	return hi << 32 | wmt_get32(b);
 }
 
-void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a)
+void wmt_put_addr(struct wmt_buf *b, const struct rc_addr *a)
 {
 	uint8_t x[4] = { a->lid >> 8, a->lid, a->mtu, a->use_gid };
 
@@ -452,7 +452,7 @@ void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a)
 	wmt_put_bytes(b, a->gid, 16);
 }
 
-int wmt_get_addr(struct wmt_buf *b, struct wmt_qp_addr *a)
+int wmt_get_addr(struct wmt_buf *b, struct rc_addr *a)
 {
 	uint8_t x[4];
 

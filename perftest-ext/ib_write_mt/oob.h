@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "connect.h"
+#include "rc_connect.h"
 
 #define WMT_OOB_VERSION 1
 #define WMT_OOB_MAX_PAYLOAD (1u << 20)
@@ -117,8 +117,8 @@ uint64_t wmt_get64(struct wmt_buf *b);
 void wmt_get_bytes(struct wmt_buf *b, void *v, size_t n);
 
 #define WMT_ADDR_WIRE 28
-void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a);
+void wmt_put_addr(struct wmt_buf *b, const struct rc_addr *a);
 /* 0, or -1 when a field is out of range */
-int wmt_get_addr(struct wmt_buf *b, struct wmt_qp_addr *a);
+int wmt_get_addr(struct wmt_buf *b, struct rc_addr *a);
 
 #endif

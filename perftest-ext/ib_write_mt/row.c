@@ -17,7 +17,7 @@ unsigned int wmt_slots(const struct wmt_options *o)
 
 static int loopback_setup(void *arg, const struct wmt_regions *r,
 			  const struct wmt_layout *l, unsigned int nqps,
-			  struct wmt_qp_addr *remote, uint64_t *base,
+			  struct rc_addr *remote, uint64_t *base,
 			  uint32_t *rkey, char *err, size_t errlen)
 {
 	struct wmt_loopback *lb = arg;
@@ -39,8 +39,8 @@ static int loopback_setup(void *arg, const struct wmt_regions *r,
 	return 0;
 }
 
-static int loopback_connect(void *arg, const struct wmt_qp_addr *local,
-			    char *err, size_t errlen)
+static int loopback_connect(void *arg, const struct rc_addr *local, char *err,
+			    size_t errlen)
 {
 	struct wmt_loopback *lb = arg;
 
@@ -89,7 +89,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row)
 {
-	struct wmt_qp_addr *remote = NULL, *local = NULL;
+	struct rc_addr *remote = NULL, *local = NULL;
 	struct wmt_run_result res = {};
 	struct wmt_endpoints e = {};
 	struct wmt_regions regions;

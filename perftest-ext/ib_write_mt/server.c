@@ -21,7 +21,7 @@ struct server {
 	struct wmt_target t;
 	struct wmt_regions r;
 	unsigned int nqps, cat;
-	struct wmt_qp_addr *local;
+	struct rc_addr *local;
 };
 
 /* our side gave up: tell the client why (main() tells the user) */
@@ -96,7 +96,7 @@ static int send_target(struct server *s)
 static int connect_target(struct server *s, const struct wmt_oob_msg *m)
 {
 	struct wmt_buf b = { m->payload, m->len, 0, 0 };
-	struct wmt_qp_addr *remote = calloc(s->nqps, sizeof(*remote));
+	struct rc_addr *remote = calloc(s->nqps, sizeof(*remote));
 	unsigned int k;
 	int ret = 0;
 

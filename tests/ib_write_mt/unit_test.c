@@ -175,12 +175,12 @@ static void test_payload_laps_differ(void **state)
 
 static void test_wire(void **state)
 {
-	struct wmt_qp_addr a = { .qpn = 0x123456,
-				 .psn = 7,
-				 .lid = 0x1234,
-				 .mtu = IBV_MTU_4096,
-				 .use_gid = 1 },
-			   back;
+	struct rc_addr a = { .qpn = 0x123456,
+			     .psn = 7,
+			     .lid = 0x1234,
+			     .mtu = IBV_MTU_4096,
+			     .use_gid = 1 },
+		       back;
 	uint8_t p[WMT_ADDR_WIRE], hello[WMT_HELLO_LEN];
 	struct wmt_buf b = { p, sizeof(p), 0, 0 };
 	struct wmt_oob_msg m = { OOB_HELLO, 0, hello };
