@@ -18,11 +18,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
+#include "mono_clock.h"
 #include "rc_connect.h"
 
 #define LIST 32
@@ -100,14 +100,6 @@ static void end_connect(struct end *e, const struct wire *peer)
 		die("modify RTR/RTS");
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Post lists of 32 for `seconds`; returns messages completed. */
 static uint64_t blast(struct end *e, const struct wire *peer, double seconds,
 		      double *elapsed)
@@ -116,7 +108,7 @@ static uint64_t blast(struct end *e, const struct wire *peer, double seconds,
 	struct ibv_sge sge[LIST];
 	uint64_t posted = 0, done = 0, val = 0;
 	struct ibv_wc wc[16];
-	double t0 = now(), t;
+	double t0 = mono_now(), t;
 	unsigned int polls = 0;
 	int i, n;
 
@@ -158,7 +150,7 @@ static uint64_t blast(struct end *e, const struct wire *peer, double seconds,
 		}
 		if (++polls & 255)
 			continue;
-		t = now();
+		t = mono_now();
 		if (t - t0 >= seconds)
 			break;
 	}

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "mono_clock.h"
 #include "oob.h"
 #include "peer.h"
 
@@ -17,14 +17,6 @@ struct wmt_client {
 	double last_progress;
 	int status; /* first connection failure */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* the connection failed: say why once, remember the code */
 static int lost(struct wmt_client *c, int code, char *err, size_t errlen)
@@ -145,7 +137,7 @@ static int client_connect(void *arg, const struct rc_addr *local, char *err,
 		return lost(c, ret, err, errlen);
 	ret = m.len != 0;
 	wmt_oob_msg_free(&m);
-	c->last_progress = now();
+	c->last_progress = mono_now();
 	return ret ? malformed(c, "READY", err, errlen) : 0;
 }
 
@@ -165,9 +157,9 @@ static int client_tick(void *arg)
 		}
 		return lost(c, ret, NULL, 0);
 	}
-	if (now() - c->last_progress < 1)
+	if (mono_now() - c->last_progress < 1)
 		return 0;
-	c->last_progress = now();
+	c->last_progress = mono_now();
 	ret = wmt_oob_send(&c->oob, OOB_PROGRESS, NULL, 0);
 	return ret ? lost(c, ret, NULL, 0) : 0;
 }

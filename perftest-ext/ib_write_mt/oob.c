@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ib_write_mt.h"
+#include "mono_clock.h"
 #include "oob.h"
 
 #define HDR_LEN 16
@@ -38,14 +38,6 @@ static int set_err(struct wmt_oob *oob, int code, const char *fmt,
 {
 	snprintf(oob->err, sizeof(oob->err), fmt, a, b);
 	return code;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* one connect attempt, waiting at most ms */
@@ -86,7 +78,7 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 		    unsigned int timeout_s)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	double deadline = now() + timeout_s;
+	double deadline = mono_now() + timeout_s;
 	char service[16];
 	int ret, err = ETIMEDOUT;
 
@@ -99,13 +91,13 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 			       host, gai_strerror(ret));
 	/* the server may not listen yet (launchers start both at once) */
 	while (oob->fd < 0) {
-		int left = (deadline - now()) * 1000;
+		int left = (deadline - mono_now()) * 1000;
 
 		if (left <= 0)
 			break;
 		for (ai = res; ai && oob->fd < 0; ai = ai->ai_next)
 			err = try_connect(ai, left, &oob->fd);
-		if (oob->fd < 0 && now() < deadline)
+		if (oob->fd < 0 && mono_now() < deadline)
 			usleep(100 * 1000);
 	}
 	freeaddrinfo(res);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mono_clock.h"
 #include "sendloop.h"
 #include "verify.h"
 
@@ -50,14 +51,6 @@ struct run {
 	pthread_barrier_t ready, go;
 	int stop, abort, finished;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t done_of(struct worker *w)
 {
@@ -234,10 +227,10 @@ static void *worker_main(void *arg)
 		run_phase(w, r->warm);
 	pthread_barrier_wait(&r->go);
 	first = w->posted;
-	w->start = now();
+	w->start = mono_now();
 	if (!r->abort)
 		run_phase(w, r->iters ? r->warm + r->iters : UINT64_MAX);
-	w->end = now();
+	w->end = mono_now();
 	w->timed = w->posted - first;
 	__atomic_fetch_add(&r->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -335,14 +328,14 @@ static int supervise(struct run *r, const struct wmt_options *o,
 
 	/* the duration counts from the end of the warm-up */
 	pthread_barrier_wait(&r->go);
-	start = last_tick = now();
+	start = last_tick = mono_now();
 
 	while (__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE) <
 	       (int)r->threads) {
 		double t;
 
 		nanosleep(&ts, NULL);
-		t = now();
+		t = mono_now();
 		if (o->duration && t - start >= o->duration)
 			__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 		if (tick && t - last_tick >= 0.1) {
