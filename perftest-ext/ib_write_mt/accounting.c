@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "accounting.h"
+#include "emu_stat.h"
 
 int wmt_maps_snapshot(struct wmt_maps *s)
 {
@@ -183,22 +184,9 @@ void wmt_bf_usage(const uintptr_t *regs, const unsigned int *users,
 	free(v);
 }
 
-/* the value of key= in a record line, or -1 */
-static long long field(const char *line, const char *key)
-{
-	char pat[32];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	if (!p)
-		return -1;
-	return strtoll(p + strlen(pat), NULL, 0);
-}
-
 #define EMU_MAX_CTX 4096
 
-static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
+static int read_emu(const uint32_t *qpns, unsigned int nqpns,
 		    unsigned int *uars, unsigned int *contexts)
 {
 	static unsigned char mine[EMU_MAX_CTX];
@@ -207,17 +195,18 @@ static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
 	unsigned int i;
 	FILE *f;
 
-	f = fopen(file, "re");
+	f = emu_stat_open(getpid());
 	if (!f)
 		return -1;
 	memset(mine, 0, sizeof(mine));
 	/* first pass: which contexts hold our QPs */
 	while (fgets(line, sizeof(line), f)) {
-		long long ctx = field(line, "ctx"), qpn = field(line, "qpn");
+		long long ctx = emu_stat_num(line, "ctx", -1),
+			  qpn = emu_stat_num(line, "qpn", -1);
 
-		if (!strncmp(line, "end ", 4))
+		if (emu_stat_is(line, "end"))
 			ended = 1;
-		if (strncmp(line, "qp ", 3) || ctx < 0 || ctx >= EMU_MAX_CTX)
+		if (!emu_stat_is(line, "qp") || ctx < 0 || ctx >= EMU_MAX_CTX)
 			continue;
 		for (i = 0; i < nqpns; i++)
 			if (qpns[i] == (uint32_t)qpn)
@@ -226,11 +215,12 @@ static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
 	rewind(f);
 	*uars = *contexts = 0;
 	while (fgets(line, sizeof(line), f)) {
-		long long ctx = field(line, "ctx"), n = field(line, "uars");
+		long long ctx = emu_stat_num(line, "ctx", -1),
+			  n = emu_stat_num(line, "uars", -1);
 
-		if (!strncmp(line, "end ", 4))
+		if (emu_stat_is(line, "end"))
 			break;
-		if (strncmp(line, "context ", 8) || ctx < 0 ||
+		if (!emu_stat_is(line, "context") || ctx < 0 ||
 		    ctx >= EMU_MAX_CTX || !mine[ctx] || n < 0)
 			continue;
 		*uars += n;
@@ -243,18 +233,13 @@ static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
 int wmt_emu_uars(const uint32_t *qpns, unsigned int nqpns, unsigned int *uars,
 		 unsigned int *contexts)
 {
-	const char *dir = getenv("MLX5EMU_STAT_DIR");
-	char file[PATH_MAX];
 	int tries, ret = -1;
 
-	if (!dir || !*dir)
-		return -1;
-	snprintf(file, sizeof(file), "%s/%d", dir, (int)getpid());
 	/* a big process's file is rewritten at most every 100 ms */
 	for (tries = 0; tries < 5; tries++) {
 		struct timespec ts = { 0, 150 * 1000 * 1000 };
 
-		ret = read_emu(file, qpns, nqpns, uars, contexts);
+		ret = read_emu(qpns, nqpns, uars, contexts);
 		if (ret <= 0)
 			break;
 		nanosleep(&ts, NULL);
