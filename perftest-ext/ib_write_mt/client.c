@@ -35,8 +35,8 @@ static int malformed(struct wmt_client *c, const char *what, char *err,
 {
 	snprintf(c->oob.err, sizeof(c->oob.err),
 		 "malformed %s message from the server", what);
-	wmt_oob_send_error(&c->oob, WMT_EXIT_PROTOCOL, c->oob.err);
-	return lost(c, WMT_EXIT_PROTOCOL, err, errlen);
+	wmt_oob_send_error(&c->oob, PERFTEST_EXIT_PROTOCOL, c->oob.err);
+	return lost(c, PERFTEST_EXIT_PROTOCOL, err, errlen);
 }
 
 struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
@@ -47,7 +47,7 @@ struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
 	int ret;
 
 	if (!c) {
-		*code = WMT_EXIT_DEVICE;
+		*code = PERFTEST_EXIT_DEVICE;
 		return NULL;
 	}
 	c->o = o;
@@ -125,7 +125,7 @@ static int client_connect(void *arg, const struct rc_addr *local, char *err,
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put32(&b, c->nqps);
 	for (k = 0; k < c->nqps; k++)
 		wmt_put_addr(&b, &local[k]);
@@ -153,7 +153,7 @@ static int client_tick(void *arg)
 		ret = wmt_oob_recv(&c->oob, 0, &m);
 		if (!ret) {
 			wmt_oob_msg_free(&m);
-			ret = WMT_EXIT_PROTOCOL;
+			ret = PERFTEST_EXIT_PROTOCOL;
 		}
 		return lost(c, ret, NULL, 0);
 	}
@@ -176,7 +176,7 @@ static int client_verify(void *arg, const uint64_t *iters, uint64_t *bad,
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put32(&b, c->threads);
 	for (t = 0; t < c->threads; t++)
 		wmt_put64(&b, iters[t]);
@@ -223,7 +223,7 @@ int wmt_client_close(struct wmt_client *c)
 	int ret = c->status;
 
 	if (!ret && wmt_oob_send(&c->oob, OOB_BYE, NULL, 0))
-		ret = lost(c, WMT_EXIT_DISCONNECT, NULL, 0);
+		ret = lost(c, PERFTEST_EXIT_DISCONNECT, NULL, 0);
 	wmt_oob_close(&c->oob);
 	free(c);
 	return ret;

@@ -33,7 +33,7 @@ static int probe_context(struct builder *b, unsigned int c)
 	if (mlx5dv_query_device(b->e->ctx[c], &dv)) {
 		if (level)
 			return fail(
-				b, WMT_EXIT_UNAVAILABLE,
+				b, PERFTEST_EXIT_UNAVAILABLE,
 				"not an mlx5 device: thread-domain levels unknown",
 				EOPNOTSUPP);
 		return 0;
@@ -44,7 +44,7 @@ static int probe_context(struct builder *b, unsigned int c)
 		snprintf(
 			b->err, b->errlen,
 			"libmlx5 has no thread-domain sharing levels (MLX5DV_CONTEXT_MASK_TD_SHARING)");
-		return WMT_EXIT_UNAVAILABLE;
+		return PERFTEST_EXIT_UNAVAILABLE;
 	}
 	if (!(dv.td_sharing_caps & (1u << level))) {
 		snprintf(
@@ -52,7 +52,7 @@ static int probe_context(struct builder *b, unsigned int c)
 			"the device cannot give level-%u thread domains (td_sharing_caps 0x%x)%s",
 			level, dv.td_sharing_caps,
 			b->o->blueflame ? "" : "; BlueFlame is off");
-		return WMT_EXIT_UNAVAILABLE;
+		return PERFTEST_EXIT_UNAVAILABLE;
 	}
 	return 0;
 }
@@ -82,7 +82,7 @@ static int build_mr(struct builder *b, unsigned int m)
 	e->mr[m] = ibv_reg_mr(e->pd[first / l->vdeg[RES_PD]], e->arena + start,
 			      end - start, IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr[m])
-		return fail(b, WMT_EXIT_DEVICE, "ibv_reg_mr", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_reg_mr", errno);
 	return 0;
 }
 
@@ -106,14 +106,14 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 			 e->l.td_level, q, strerror(err));
 		/* what the device or library cannot give, not a failure */
 		return err == EOPNOTSUPP || err == EINVAL || err == ENOMEM ?
-			       WMT_EXIT_UNAVAILABLE :
-			       WMT_EXIT_DEVICE;
+			       PERFTEST_EXIT_UNAVAILABLE :
+			       PERFTEST_EXIT_DEVICE;
 	}
 	pa.pd = e->pd[wmt_layout_index(&e->l, RES_PD, v)];
 	pa.td = qp->td;
 	qp->parent = ibv_alloc_parent_domain(e->ctx[c], &pa);
 	if (!qp->parent)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_alloc_parent_domain",
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_alloc_parent_domain",
 			    errno);
 	return 0;
 }
@@ -147,7 +147,7 @@ static int build_cq(struct builder *b, unsigned int n, unsigned int c)
 	}
 	cq = ibv_create_cq_ex(e->ctx[c], &ca);
 	if (!cq)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_create_cq_ex", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_create_cq_ex", errno);
 	e->cq[n] = ibv_cq_ex_to_cq(cq);
 	obj.cq.in = e->cq[n];
 	obj.cq.out = &dvcq;
@@ -184,7 +184,7 @@ static int build_qp(struct builder *b, unsigned int q, unsigned int c)
 	qa.pd = qp->parent ? qp->parent : e->pd[wmt_layout_index(l, RES_PD, v)];
 	qp->qp = ibv_create_qp_ex(e->ctx[c], &qa);
 	if (!qp->qp)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_create_qp_ex", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_create_qp_ex", errno);
 	obj.qp.in = qp->qp;
 	obj.qp.out = &dvqp;
 	if (!mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP)) {
@@ -208,10 +208,10 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 	int ret;
 
 	if (wmt_maps_snapshot(&before))
-		return fail(b, WMT_EXIT_DEVICE, "/proc/self/maps", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "/proc/self/maps", errno);
 	e->ctx[c] = ibv_open_device(dev);
 	if (!e->ctx[c]) {
-		ret = fail(b, WMT_EXIT_DEVICE, "ibv_open_device", errno);
+		ret = fail(b, PERFTEST_EXIT_DEVICE, "ibv_open_device", errno);
 		goto out;
 	}
 	ret = probe_context(b, c);
@@ -219,8 +219,8 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 		if (v % l->vdeg[RES_PD] == 0) {
 			e->pd[v / l->vdeg[RES_PD]] = ibv_alloc_pd(e->ctx[c]);
 			if (!e->pd[v / l->vdeg[RES_PD]])
-				ret = fail(b, WMT_EXIT_DEVICE, "ibv_alloc_pd",
-					   errno);
+				ret = fail(b, PERFTEST_EXIT_DEVICE,
+					   "ibv_alloc_pd", errno);
 		}
 		if (!ret && v % l->vdeg[RES_MR] == 0)
 			ret = build_mr(b, v / l->vdeg[RES_MR]);
@@ -307,7 +307,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	ret = posix_memalign((void **)&e->arena, 4096, e->arena_len);
 	if (ret) {
 		e->arena = NULL;
-		ret = fail(&b, WMT_EXIT_DEVICE, "buffers", ret);
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "buffers", ret);
 		goto err;
 	}
 	memset(e->arena, 0, e->arena_len);
@@ -318,7 +318,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	e->qp = calloc(l->count[RES_QP], sizeof(*e->qp));
 	e->th = calloc(l->threads, sizeof(*e->th));
 	if (!e->ctx || !e->pd || !e->mr || !e->cq || !e->qp || !e->th) {
-		ret = fail(&b, WMT_EXIT_DEVICE, "endpoint tables", ENOMEM);
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "endpoint tables", ENOMEM);
 		goto err;
 	}
 	for (c = 0; !ret && c < l->count[RES_CTX]; c++)
@@ -358,7 +358,7 @@ int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 		if (ret) {
 			snprintf(err, errlen, "connecting QP 0x%x: %s",
 				 qp->qp->qp_num, strerror(ret));
-			return WMT_EXIT_DEVICE;
+			return PERFTEST_EXIT_DEVICE;
 		}
 		k++;
 	}

@@ -62,8 +62,8 @@ struct wmt_endpoints {
 };
 
 /*
- * Builds the endpoints on dev. Returns 0; WMT_EXIT_UNAVAILABLE when the
- * library or device cannot build the category; WMT_EXIT_DEVICE on other
+ * Builds the endpoints on dev. Returns 0; PERFTEST_EXIT_UNAVAILABLE when the
+ * library or device cannot build the category; PERFTEST_EXIT_DEVICE on other
  * failures. err says why; nothing stays allocated on failure.
  */
 int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,

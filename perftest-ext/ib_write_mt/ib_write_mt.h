@@ -10,21 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Exit codes (documented in --help and the man page) */
-enum wmt_exit {
-	WMT_EXIT_OK = 0,
-	WMT_EXIT_USAGE = 1, /* bad option or impossible combination */
-	WMT_EXIT_VERIFY = 2, /* a written byte or a guard is wrong */
-	WMT_EXIT_UNAVAILABLE =
-		3, /* a category the library/device cannot build */
-	WMT_EXIT_DEVICE = 4, /* a verb or a completion failed */
-	WMT_EXIT_PROTOCOL =
-		5, /* malformed, truncated or mismatched peer message */
-	WMT_EXIT_VERSION = 6, /* the peer speaks another protocol version */
-	WMT_EXIT_DISCONNECT = 7, /* the peer closed the connection mid-run */
-	WMT_EXIT_TIMEOUT = 8, /* connect or read timeout */
-	WMT_EXIT_OUTPUT = 9, /* JSON/CSV/plot file could not be written */
-};
+#include "exit_code.h"
 
 enum wmt_category {
 	CAT_MPI_EVERYWHERE,

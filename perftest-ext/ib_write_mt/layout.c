@@ -98,7 +98,7 @@ static int check_sharing_level(const struct wmt_options *o,
 			err, errlen,
 			"--sharing=%u contradicts --endpoints=%s: its thread domains are level %u",
 			o->sharing, c->name, c->td_level);
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
 /* the explicit --share-X values (and -q), checked against the category */
@@ -116,7 +116,7 @@ static int apply_options(const struct wmt_options *o,
 				err, errlen,
 				"-q %u: the number of QPs must divide --threads=%u",
 				o->num_qps, l->threads);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
 		share[RES_QP] = l->threads / o->num_qps;
 	}
@@ -127,7 +127,7 @@ static int apply_options(const struct wmt_options *o,
 			snprintf(err, errlen,
 				 "--share-%s=%u: must divide --threads=%u",
 				 res_names[r], share[r], l->threads);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
 		if ((c->fixed & F(r)) && share[r] != l->deg[r]) {
 			snprintf(
@@ -135,7 +135,7 @@ static int apply_options(const struct wmt_options *o,
 				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
 				res_names[r], share[r], c->name, res_names[r],
 				l->deg[r]);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
 		l->deg[r] = share[r];
 		*explicit |= F(r);
@@ -172,7 +172,7 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 					"impossible sharing for %s: a %s shared by %u threads needs its %s shared by at least as many, not %u",
 					c->name, res_names[ch], l->deg[ch],
 					res_names[pa], l->deg[pa]);
-				return WMT_EXIT_USAGE;
+				return PERFTEST_EXIT_USAGE;
 			}
 		}
 	}
@@ -185,7 +185,7 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 				"impossible sharing for %s: groups of %u threads per %s do not nest in groups of %u per %s",
 				c->name, l->deg[ch], res_names[ch], l->deg[pa],
 				res_names[pa]);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
 	}
 	return 0;
@@ -207,7 +207,7 @@ int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 	l->factor = c->factor;
 	if (!threads) {
 		snprintf(err, errlen, "--threads must be at least 1");
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	ret = check_sharing_level(o, c, err, errlen);
 	if (ret)
@@ -225,7 +225,7 @@ int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 			err, errlen,
 			"%s: a QP of a thread domain takes no lock and cannot be shared",
 			c->name);
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	l->nvirt = threads * l->factor;
 	for (r = 0; r < RES_COUNT; r++) {

@@ -34,7 +34,7 @@ struct wmt_layout {
 	unsigned int count[RES_COUNT];
 };
 
-/* Returns 0, or WMT_EXIT_USAGE with the reason in err. */
+/* Returns 0, or PERFTEST_EXIT_USAGE with the reason in err. */
 int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 		       unsigned int threads, struct wmt_layout *l, char *err,
 		       size_t errlen);

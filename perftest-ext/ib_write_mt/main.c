@@ -118,11 +118,11 @@ static struct ibv_device *find_device(const struct wmt_options *o,
 static int worst(int a, int b)
 {
 	static const int rank[] = {
-		[WMT_EXIT_OK] = 0,	 [WMT_EXIT_UNAVAILABLE] = 1,
-		[WMT_EXIT_OUTPUT] = 2,	 [WMT_EXIT_DEVICE] = 3,
-		[WMT_EXIT_TIMEOUT] = 4,	 [WMT_EXIT_DISCONNECT] = 5,
-		[WMT_EXIT_PROTOCOL] = 6, [WMT_EXIT_VERSION] = 7,
-		[WMT_EXIT_USAGE] = 8,	 [WMT_EXIT_VERIFY] = 9,
+		[PERFTEST_EXIT_OK] = 0,	      [PERFTEST_EXIT_UNAVAILABLE] = 1,
+		[PERFTEST_EXIT_OUTPUT] = 2,   [PERFTEST_EXIT_DEVICE] = 3,
+		[PERFTEST_EXIT_TIMEOUT] = 4,  [PERFTEST_EXIT_DISCONNECT] = 5,
+		[PERFTEST_EXIT_PROTOCOL] = 6, [PERFTEST_EXIT_VERSION] = 7,
+		[PERFTEST_EXIT_USAGE] = 8,    [PERFTEST_EXIT_VERIFY] = 9,
 	};
 
 	return rank[b] > rank[a] ? b : a;
@@ -142,7 +142,7 @@ static int check_layouts(const struct point *p, unsigned int npoints)
 					       err, sizeof(err))) {
 				fprintf(stderr, "ib_write_mt: %s%s%s\n", err,
 					p[i].name[0] ? " at " : "", p[i].name);
-				return WMT_EXIT_USAGE;
+				return PERFTEST_EXIT_USAGE;
 			}
 	return 0;
 }
@@ -161,7 +161,7 @@ static int write_outputs(const struct wmt_options *o, struct wmt_row *rows,
 		if (wmt_report_plot(o->plot_file, o, rows, n, err,
 				    sizeof(err))) {
 			fprintf(stderr, "ib_write_mt: plot: %s\n", err);
-			ret = worst(ret, WMT_EXIT_OUTPUT);
+			ret = worst(ret, PERFTEST_EXIT_OUTPUT);
 		} else {
 			printf(" Plot: %s\n", o->plot_file);
 		}
@@ -184,7 +184,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 
 	rows = calloc(npoints * CAT_COUNT, sizeof(*rows));
 	if (!rows)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	if (o->role == ROLE_CLIENT) {
 		client = wmt_client_open(o, &ret);
 		if (!client)
@@ -207,13 +207,13 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 				 points[i].name);
 			n++;
 			ret = worst(ret, status);
-			if (status && status != WMT_EXIT_UNAVAILABLE &&
-			    status != WMT_EXIT_VERIFY)
+			if (status && status != PERFTEST_EXIT_UNAVAILABLE &&
+			    status != PERFTEST_EXIT_VERIFY)
 				fprintf(stderr, "ib_write_mt: %s: %s\n",
 					r->label, r->reason);
 			/* the connection is gone: no further rows */
-			if (status >= WMT_EXIT_PROTOCOL &&
-			    status <= WMT_EXIT_TIMEOUT)
+			if (status >= PERFTEST_EXIT_PROTOCOL &&
+			    status <= PERFTEST_EXIT_TIMEOUT)
 				goto done;
 		}
 done:
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dev = find_device(&o, &list);
 	if (!dev)
-		ret = WMT_EXIT_DEVICE;
+		ret = PERFTEST_EXIT_DEVICE;
 	else if (o.role == ROLE_SERVER)
 		ret = wmt_server_main(&o, dev);
 	else

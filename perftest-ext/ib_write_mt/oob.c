@@ -87,8 +87,9 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 	snprintf(service, sizeof(service), "%u", port);
 	ret = getaddrinfo(host, service, &hints, &res);
 	if (ret)
-		return set_err(oob, WMT_EXIT_USAGE, "cannot resolve %s: %s",
-			       host, gai_strerror(ret));
+		return set_err(oob, PERFTEST_EXIT_USAGE,
+			       "cannot resolve %s: %s", host,
+			       gai_strerror(ret));
 	/* the server may not listen yet (launchers start both at once) */
 	while (oob->fd < 0) {
 		int left = (deadline - mono_now()) * 1000;
@@ -106,7 +107,7 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 			oob->err, sizeof(oob->err),
 			"no connection to %s port %u within %u s (--connect-timeout): %s",
 			host, port, timeout_s, strerror(err));
-		return WMT_EXIT_TIMEOUT;
+		return PERFTEST_EXIT_TIMEOUT;
 	}
 	return 0;
 }
@@ -147,7 +148,7 @@ fail:
 	snprintf(err, errlen, "TCP port %u: %s", port, strerror(errno));
 	if (fd >= 0)
 		close(fd);
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
 int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
@@ -164,11 +165,11 @@ int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
 			 "no client within %u s (--connect-timeout)%s%s",
 			 timeout_s, ret ? ": " : "",
 			 ret ? strerror(errno) : "");
-		return WMT_EXIT_TIMEOUT;
+		return PERFTEST_EXIT_TIMEOUT;
 	}
 	oob->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (oob->fd < 0)
-		return set_err(oob, WMT_EXIT_DISCONNECT, "accept: %s%s",
+		return set_err(oob, PERFTEST_EXIT_DISCONNECT, "accept: %s%s",
 			       strerror(errno), "");
 	setsockopt(oob->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return 0;
@@ -189,7 +190,7 @@ static int write_all(struct wmt_oob *oob, const uint8_t *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return set_err(oob, WMT_EXIT_DISCONNECT,
+			return set_err(oob, PERFTEST_EXIT_DISCONNECT,
 				       "the peer closed the connection (%s)%s",
 				       strerror(errno), "");
 		p += n;
@@ -235,13 +236,13 @@ static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len, size_t *got)
 				oob->err, sizeof(oob->err),
 				"%s did not answer within %u s (--peer-timeout)",
 				oob->peer, oob->timeout_ms / 1000);
-			return WMT_EXIT_TIMEOUT;
+			return PERFTEST_EXIT_TIMEOUT;
 		}
 		n = recv(oob->fd, p + *got, len - *got, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return WMT_EXIT_DISCONNECT;
+			return PERFTEST_EXIT_DISCONNECT;
 		*got += n;
 	}
 	return 0;
@@ -263,7 +264,7 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 	msg->type = vt & 0xffff;
 	if (memcmp(m, magic, 4))
 		return set_err(
-			oob, WMT_EXIT_PROTOCOL,
+			oob, PERFTEST_EXIT_PROTOCOL,
 			"malformed message from %s: bad magic (not ib_write_mt?)%s",
 			oob->peer, "");
 	if (version != WMT_OOB_VERSION) {
@@ -271,7 +272,7 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 			oob->err, sizeof(oob->err),
 			"%s speaks ib_write_mt protocol version %u, this is version %u",
 			oob->peer, version, WMT_OOB_VERSION);
-		return WMT_EXIT_VERSION;
+		return PERFTEST_EXIT_VERSION;
 	}
 	if (reserved || msg->type < OOB_HELLO || msg->type > OOB_TYPE_MAX ||
 	    msg->len > WMT_OOB_MAX_PAYLOAD) {
@@ -279,13 +280,13 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 			oob->err, sizeof(oob->err),
 			"malformed message from %s: type %u, length %u, reserved 0x%x",
 			oob->peer, msg->type, msg->len, reserved);
-		return WMT_EXIT_PROTOCOL;
+		return PERFTEST_EXIT_PROTOCOL;
 	}
 	if (!(mask & OOB_BIT(msg->type)) && msg->type != OOB_ERROR) {
 		snprintf(what, sizeof(what), "%s",
 			 wmt_oob_type_name(msg->type));
 		return set_err(
-			oob, WMT_EXIT_PROTOCOL,
+			oob, PERFTEST_EXIT_PROTOCOL,
 			"malformed exchange with %s: unexpected %s message",
 			oob->peer, what);
 	}
@@ -301,9 +302,9 @@ static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 
 	wmt_get_bytes(&b, text, WMT_OOB_MSG_LEN);
 	text[WMT_OOB_MSG_LEN] = 0;
-	if (b.bad || b.pos != msg->len || code < WMT_EXIT_USAGE ||
-	    code > WMT_EXIT_OUTPUT || text[WMT_OOB_MSG_LEN - 1])
-		return set_err(oob, WMT_EXIT_PROTOCOL,
+	if (b.bad || b.pos != msg->len || code < PERFTEST_EXIT_USAGE ||
+	    code > PERFTEST_EXIT_OUTPUT || text[WMT_OOB_MSG_LEN - 1])
+		return set_err(oob, PERFTEST_EXIT_PROTOCOL,
 			       "malformed ERROR message from %s%s", oob->peer,
 			       "");
 	snprintf(oob->err, sizeof(oob->err), "%s gave up: %s", oob->peer, text);
@@ -320,9 +321,10 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 
 	memset(msg, 0, sizeof(*msg));
 	ret = read_all(oob, hdr, sizeof(hdr), &got);
-	if (ret == WMT_EXIT_DISCONNECT)
+	if (ret == PERFTEST_EXIT_DISCONNECT)
 		return set_err(
-			oob, got ? WMT_EXIT_PROTOCOL : WMT_EXIT_DISCONNECT,
+			oob,
+			got ? PERFTEST_EXIT_PROTOCOL : PERFTEST_EXIT_DISCONNECT,
 			got ? "truncated message from %s (the connection closed inside its header)%s" :
 			      "%s closed the connection%s",
 			oob->peer, "");
@@ -334,12 +336,12 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 	if (msg->len) {
 		msg->payload = malloc(msg->len);
 		if (!msg->payload)
-			return set_err(oob, WMT_EXIT_DEVICE,
+			return set_err(oob, PERFTEST_EXIT_DEVICE,
 				       "out of memory%s%s", "", "");
 		ret = read_all(oob, msg->payload, msg->len, &got);
-		if (ret == WMT_EXIT_DISCONNECT)
+		if (ret == PERFTEST_EXIT_DISCONNECT)
 			ret = set_err(
-				oob, WMT_EXIT_PROTOCOL,
+				oob, PERFTEST_EXIT_PROTOCOL,
 				"truncated %s message from %s (the connection closed inside it)",
 				wmt_oob_type_name(msg->type), oob->peer);
 		if (ret) {

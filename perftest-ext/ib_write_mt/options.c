@@ -82,7 +82,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "ib_write_mt: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n(ib_write_mt --help lists the options)\n");
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
 static const struct {
@@ -268,7 +268,7 @@ static int parse_one(struct wmt_options *o, int c)
 		o->plot_file = optarg;
 		break;
 	case OPT_SWEEP:
-		return parse_sweep(o, optarg) ? WMT_EXIT_USAGE : -1;
+		return parse_sweep(o, optarg) ? PERFTEST_EXIT_USAGE : -1;
 	case 'h':
 		fputs(wmt_usage, stdout);
 		return 0;
@@ -348,7 +348,7 @@ static int check(struct wmt_options *o)
 		fprintf(stderr,
 			"ib_write_mt: -l %u and -Q %u need -t of at least %u (a thread may hold Q-1 unsignaled WQEs and post P more)\n",
 			o->post_list, o->cq_mod, o->post_list + o->cq_mod - 1);
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	if (o->sweep == SWEEP_SHARE && o->share[o->sweep_res])
 		return usage_error(

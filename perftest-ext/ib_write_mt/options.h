@@ -7,7 +7,7 @@
 
 /*
  * Returns -1 to go on, or the exit code (0 after --help/--version,
- * WMT_EXIT_USAGE with a message on stderr).
+ * PERFTEST_EXIT_USAGE with a message on stderr).
  */
 int wmt_options_parse(struct wmt_options *o, int argc, char **argv);
 

@@ -83,7 +83,7 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 		if (!r->ran) {
 			fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label,
 				r->point, r->l.threads,
-				r->status == WMT_EXIT_UNAVAILABLE ?
+				r->status == PERFTEST_EXIT_UNAVAILABLE ?
 					"UNAVAILABLE" :
 					"FAILED",
 				r->reason);

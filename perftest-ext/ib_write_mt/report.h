@@ -22,7 +22,7 @@ struct wmt_row {
 	unsigned int pinned;
 	bool ran, verified;
 	uint64_t bad;
-	int status; /* enum wmt_exit */
+	int status; /* enum perftest_exit */
 	char reason[256];
 };
 

@@ -11,11 +11,11 @@ static const char tool[] = "ib_write_mt";
 
 static const char *status_name(const struct wmt_row *r)
 {
-	if (r->ran && r->status == WMT_EXIT_OK)
+	if (r->ran && r->status == PERFTEST_EXIT_OK)
 		return "ok";
-	if (r->status == WMT_EXIT_UNAVAILABLE)
+	if (r->status == PERFTEST_EXIT_UNAVAILABLE)
 		return "unavailable";
-	if (r->status == WMT_EXIT_VERIFY)
+	if (r->status == PERFTEST_EXIT_VERIFY)
 		return "verification-failed";
 	return "failed";
 }
@@ -98,7 +98,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	FILE *f = output_open(tool, path);
 
 	if (!f)
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	json_init(&w, f);
 	json_begin_object(&w, NULL);
 	json_string(&w, "test", "ib_write_mt");
@@ -121,7 +121,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_end_array(&w);
 	json_end_object(&w);
 	if (output_close(tool, path, f, json_finish(&w)))
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	return 0;
 }
 
@@ -166,7 +166,7 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 	FILE *f = output_open(tool, path);
 
 	if (!f)
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	csv_init(&w, f);
 	for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
 		csv_string(&w, csv_columns[i]);
@@ -214,6 +214,6 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_end_row(&w);
 	}
 	if (output_close(tool, path, f, csv_finish(&w)))
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	return 0;
 }

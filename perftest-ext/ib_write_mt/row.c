@@ -27,7 +27,7 @@ static int loopback_setup(void *arg, const struct wmt_regions *r,
 	lb->addr = calloc(nqps, sizeof(*lb->addr));
 	if (!lb->addr) {
 		snprintf(err, errlen, "out of memory");
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	}
 	ret = wmt_target_create(&lb->t, lb->dev, lb->o, r, nqps, lb->addr, err,
 				errlen);
@@ -114,7 +114,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	raddr = calloc(o->threads, sizeof(*raddr));
 	if (!remote || !local || !raddr) {
 		snprintf(row->reason, sizeof(row->reason), "out of memory");
-		ret = WMT_EXIT_DEVICE;
+		ret = PERFTEST_EXIT_DEVICE;
 		goto out;
 	}
 	/* the target first, so that the initiator's figures leave it out */
@@ -140,7 +140,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		raddr[t] = base + wmt_region_offset(&regions, t);
 	ret = wmt_run(&e, o, raddr, rkey, &res, ops->tick, arg);
 	/* a peer that went away also fails the writes: say the cause */
-	if (ret == WMT_EXIT_DEVICE && ops->tick) {
+	if (ret == PERFTEST_EXIT_DEVICE && ops->tick) {
 		int lost = ops->tick(arg);
 
 		if (lost) {
@@ -160,7 +160,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 			  sizeof(row->reason));
 	if (!ret && bad) {
 		row->bad = bad;
-		ret = WMT_EXIT_VERIFY;
+		ret = PERFTEST_EXIT_VERIFY;
 	}
 	row->verified = !ret;
 out_run:

@@ -37,7 +37,7 @@ struct wmt_loopback {
 };
 extern const struct wmt_target_ops wmt_loopback_ops;
 
-/* Fills row; returns its status (enum wmt_exit). */
+/* Fills row; returns its status (enum perftest_exit). */
 int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row);

@@ -368,7 +368,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	if (!r.w || !r.done || !res->iters) {
 		snprintf(res->err, sizeof(res->err), "out of memory");
 		free_run(&r);
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	}
 	memset(r.w, 0, sizeof(*r.w) * r.threads);
 	memset(r.done, 0, sizeof(*r.done) * r.threads);
@@ -378,7 +378,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 		if (setup_worker(&r, e, o, t, raddr, rkey)) {
 			snprintf(res->err, sizeof(res->err), "out of memory");
 			free_run(&r);
-			return WMT_EXIT_DEVICE;
+			return PERFTEST_EXIT_DEVICE;
 		}
 	res->pinned = assign_cpus(&r, o);
 	res->yield = o->poll == POLL_YIELD ||
@@ -398,7 +398,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 		fprintf(stderr,
 			"ib_write_mt: pthread_create failed for thread %u\n",
 			started);
-		exit(WMT_EXIT_DEVICE);
+		exit(PERFTEST_EXIT_DEVICE);
 	}
 	ticked = supervise(&r, o, tick, arg);
 	for (t = 0; t < started; t++)
@@ -416,7 +416,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 			last = w->end;
 		if (w->err[0] && !res->err[0]) {
 			snprintf(res->err, sizeof(res->err), "%s", w->err);
-			ret = WMT_EXIT_DEVICE;
+			ret = PERFTEST_EXIT_DEVICE;
 		}
 	}
 	if (ticked) {

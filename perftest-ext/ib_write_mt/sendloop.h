@@ -25,7 +25,7 @@ struct wmt_run_result {
  * Runs every thread of e against the target regions at raddr[t] (rkey).
  * tick(arg) is called by the calling thread about every 100 ms while the
  * threads run (a nonzero return stops them and is returned). Returns 0,
- * WMT_EXIT_DEVICE or tick's code.
+ * PERFTEST_EXIT_DEVICE or tick's code.
  */
 int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	    const uint64_t *raddr, uint32_t rkey, struct wmt_run_result *res,

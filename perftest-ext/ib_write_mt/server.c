@@ -27,8 +27,8 @@ struct server {
 /* our side gave up: tell the client why (main() tells the user) */
 static int give_up(struct server *s, int code)
 {
-	if (code == WMT_EXIT_PROTOCOL || code == WMT_EXIT_VERSION ||
-	    code == WMT_EXIT_DEVICE)
+	if (code == PERFTEST_EXIT_PROTOCOL || code == PERFTEST_EXIT_VERSION ||
+	    code == PERFTEST_EXIT_DEVICE)
 		wmt_oob_send_error(&s->oob, code, s->oob.err);
 	return code;
 }
@@ -37,7 +37,7 @@ static int malformed(struct server *s, const char *what, const char *why)
 {
 	snprintf(s->oob.err, sizeof(s->oob.err),
 		 "malformed %s message from %s: %s", what, s->oob.peer, why);
-	return give_up(s, WMT_EXIT_PROTOCOL);
+	return give_up(s, PERFTEST_EXIT_PROTOCOL);
 }
 
 static int is_pow2(uint32_t v)
@@ -82,7 +82,7 @@ static int send_target(struct server *s)
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put64(&b, (uintptr_t)s->t.mem);
 	wmt_put32(&b, s->t.mr->rkey);
 	wmt_put32(&b, s->nqps);
@@ -101,7 +101,7 @@ static int connect_target(struct server *s, const struct wmt_oob_msg *m)
 	int ret = 0;
 
 	if (!remote)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	if (wmt_get32(&b) != s->nqps)
 		ret = malformed(s, "CONNECT", "QP count differs from SETUP");
 	for (k = 0; !ret && k < s->nqps; k++)
@@ -137,7 +137,7 @@ static int verify(struct server *s, const struct wmt_oob_msg *m)
 		return malformed(s, "DONE", "thread count differs from SETUP");
 	iters = calloc(s->r.threads, sizeof(*iters));
 	if (!iters)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	for (t = 0; t < s->r.threads; t++)
 		if ((iters[t] = wmt_get64(&b)) > max)
 			ret = 1;
@@ -168,7 +168,7 @@ static int serve_row(struct server *s, const struct wmt_oob_msg *setup)
 		return ret;
 	s->local = calloc(s->nqps, sizeof(*s->local));
 	if (!s->local)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	ret = wmt_target_create(&s->t, s->dev, s->o, &s->r, s->nqps, s->local,
 				s->oob.err, sizeof(s->oob.err));
 	if (ret) {
@@ -221,7 +221,7 @@ static int serve(struct server *s)
 	int ret;
 
 	ret = wmt_oob_recv(&s->oob, OOB_BIT(OOB_HELLO), &m);
-	if (ret == WMT_EXIT_VERSION || ret == WMT_EXIT_PROTOCOL)
+	if (ret == PERFTEST_EXIT_VERSION || ret == PERFTEST_EXIT_PROTOCOL)
 		return give_up(s, ret);
 	if (ret)
 		return ret;
@@ -235,7 +235,7 @@ static int serve(struct server *s)
 	while (!ret) {
 		ret = wmt_oob_recv(&s->oob,
 				   OOB_BIT(OOB_SETUP) | OOB_BIT(OOB_BYE), &m);
-		if (ret == WMT_EXIT_PROTOCOL)
+		if (ret == PERFTEST_EXIT_PROTOCOL)
 			return give_up(s, ret);
 		if (ret)
 			break;

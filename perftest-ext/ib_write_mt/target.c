@@ -9,7 +9,7 @@
 static int fail(char *err, size_t errlen, const char *what, int e)
 {
 	snprintf(err, errlen, "target: %s: %s", what, strerror(e ? e : EIO));
-	return WMT_EXIT_DEVICE;
+	return PERFTEST_EXIT_DEVICE;
 }
 
 int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,

@@ -27,7 +27,7 @@ struct wmt_target {
 	unsigned int nqps;
 };
 
-/* Returns 0 or WMT_EXIT_DEVICE; local[k] gets QP k's address. */
+/* Returns 0 or PERFTEST_EXIT_DEVICE; local[k] gets QP k's address. */
 int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 		      const struct wmt_options *o, const struct wmt_regions *r,
 		      unsigned int nqps, struct rc_addr *local, char *err,

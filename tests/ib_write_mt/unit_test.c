@@ -68,11 +68,11 @@ static void test_sharing_rules(void **state)
 	assert_int_equal(l.count[RES_QP], 4);
 	/* an explicit parent narrower than its child is an error */
 	o.share[RES_CQ] = 2;
-	assert_int_equal(resolve(&o, CAT_XWAY, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_XWAY, &l), PERFTEST_EXIT_USAGE);
 	/* not a divisor of the threads */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_QP] = 3;
-	assert_int_equal(resolve(&o, CAT_XWAY, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_XWAY, &l), PERFTEST_EXIT_USAGE);
 	/* a defaulted child is lowered to its explicit parent */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_PD] = 4;
@@ -82,10 +82,11 @@ static void test_sharing_rules(void **state)
 	/* what the category fixes */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_CQ] = 2;
-	assert_int_equal(resolve(&o, CAT_MPI_EVERYWHERE, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_MPI_EVERYWHERE, &l),
+			 PERFTEST_EXIT_USAGE);
 	memset(&o, 0, sizeof(o));
 	o.share[RES_QP] = 2;
-	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), PERFTEST_EXIT_USAGE);
 	/* -q N is --share-qp=T/N */
 	memset(&o, 0, sizeof(o));
 	o.num_qps = 4;
@@ -106,8 +107,8 @@ static void test_sharing_level(void **state)
 
 	(void)state;
 	assert_int_equal(resolve(&o, CAT_SHARED_DYNAMIC, &l), 0);
-	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), WMT_EXIT_USAGE);
-	assert_int_equal(resolve(&o, CAT_STATIC, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), PERFTEST_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_STATIC, &l), PERFTEST_EXIT_USAGE);
 }
 
 /* what the NIC would leave in the regions after n writes per thread */
@@ -254,7 +255,7 @@ static void test_options(void **state)
 	assert_int_equal(parse(&o, 4, host), -1);
 	assert_int_equal(o.role, ROLE_CLIENT);
 	assert_string_equal(o.server, "peer");
-	assert_int_equal(parse(&o, 5, bad), WMT_EXIT_USAGE);
+	assert_int_equal(parse(&o, 5, bad), PERFTEST_EXIT_USAGE);
 }
 
 static void test_launchers(void **state)
@@ -276,7 +277,7 @@ static void test_launchers(void **state)
 	/* two nodes: Open MPI does not say where rank 0 is */
 	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
 	setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1", 1);
-	assert_int_equal(parse(&o, 1, plain), WMT_EXIT_USAGE);
+	assert_int_equal(parse(&o, 1, plain), PERFTEST_EXIT_USAGE);
 	clear_launcher_env();
 	setenv("SLURM_PROCID", "1", 1);
 	setenv("SLURM_NTASKS", "2", 1);
