@@ -18,8 +18,10 @@ const char *plot_terminal(const char *path)
 
 	if (!dot)
 		return NULL;
+	/* noenhanced: titles and labels are tool and user text, never
+	 * markup ("ib_write_mt" would lose its underscores to subscripts) */
 	if (!strcasecmp(dot, ".svg"))
-		return "svg dynamic enhanced font 'sans,10'";
+		return "svg dynamic noenhanced font 'sans,10'";
 	if (!strcasecmp(dot, ".png"))
 		return "pngcairo noenhanced font 'sans,9'";
 	return NULL;

@@ -3,6 +3,7 @@
  * Clustered bar charts through gnuplot (Debian package gnuplot-nox): one
  * panel per metric group, side by side, sharing the x labels (categories
  * or sweep points). The format comes from the output name: .svg or .png.
+ * Every text is drawn as written: gnuplot's enhanced-text markup is off.
  */
 #ifndef PERFTEST_EXT_PLOT_H
 #define PERFTEST_EXT_PLOT_H

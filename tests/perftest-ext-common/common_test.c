@@ -112,10 +112,13 @@ static void test_plot(void **state)
 	const struct plot_series s2[] = { { "pages", res } };
 	const struct plot_panel panels[] = { { "Rate", "Mmsg/s", s1, 1 },
 					     { "Resources", "count", s2, 1 } };
-	const struct plot_spec spec = {
-		"test 'plot'", "x", labels, 2, panels, 2
-	};
-	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256];
+	const struct plot_spec spec = { "ib_write_mt: test 'plot' a^b {c} @d ~e",
+					"x_axis",
+					labels,
+					2,
+					panels,
+					2 };
+	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256], *svg;
 	FILE *f;
 
 	(void)state;
@@ -131,7 +134,13 @@ static void test_plot(void **state)
 	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	fclose(f);
+	fseek(f, 0, SEEK_END);
+	svg = contents(f);
+	/* texts as written: no enhanced-text subscripts or superscripts */
+	assert_non_null(strstr(svg, "ib_write_mt: test"));
+	assert_non_null(strstr(svg, "a^b {c} @d ~e"));
+	assert_non_null(strstr(svg, "x_axis"));
+	free(svg);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/missing/p.svg", dir);
 	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), -1);
