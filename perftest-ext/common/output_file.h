@@ -9,6 +9,9 @@
 
 #include <stdio.h>
 
+/* where --out_json writes without --out_json_file, as perftest's tools */
+#define PERFTEST_JSON_DEFAULT "perftest_out.json"
+
 /* path truncated for writing, or NULL after saying why */
 FILE *output_open(const char *tool, const char *path);
 

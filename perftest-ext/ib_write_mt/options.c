@@ -8,6 +8,7 @@
 
 #include "layout.h"
 #include "options.h"
+#include "output_file.h"
 #include "parse_number.h"
 #include "usage.txt.h"
 
@@ -419,6 +420,6 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 			o->categories = category_sets[0].mask;
 	}
 	if (o->out_json && !o->json_file)
-		o->json_file = "perftest_out.json";
+		o->json_file = PERFTEST_JSON_DEFAULT;
 	return check(o);
 }
