@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_code.h"
 #include "measure.h"
 #include "model.h"
+#include "output_file.h"
 #include "parse_number.h"
+#include "plot.h"
 #include "report.h"
 
 enum {
@@ -23,8 +26,10 @@ enum {
 	OPT_ITERS,
 	OPT_SIGNAL,
 	OPT_DEV,
-	OPT_JSON,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
 	OPT_CSV,
+	OPT_PLOT,
 	OPT_PLOT_DIR,
 	OPT_HELP,
 	OPT_COMP, /* + component */
@@ -33,10 +38,17 @@ enum {
 struct args {
 	bool breakdown, what_if;
 	struct bd_measure_opts mo;
-	const char *json, *csv, *plot_dir;
+	bool out_json;
+	const char *json, *csv, *plot, *plot_dir;
 	struct bd_model model;
 	bool set[BD_NCOMP];
 };
+
+/* the statuses this tool returns */
+static const enum perftest_exit exits[] = { PERFTEST_EXIT_OK,
+					    PERFTEST_EXIT_USAGE,
+					    PERFTEST_EXIT_DEVICE,
+					    PERFTEST_EXIT_OUTPUT };
 
 static void usage(FILE *f)
 {
@@ -49,11 +61,18 @@ static void usage(FILE *f)
 		"  --iters=N           samples per figure (default 20000)\n"
 		"  --signal-every=N    one signaled write in N (default 16)\n"
 		"  --ib-dev=NAME       device (default: the first)\n"
-		"  --json=FILE --csv=FILE --plot-dir=DIR   write results there\n"
-		"model components (ns), the paper's Table 1 by default:\n");
+		"output (perftest's spellings, as ib_write_mt's):\n"
+		"  --out_json          JSON report to --out_json_file (default %s)\n"
+		"  --out_json_file=F   JSON report to F (also --json=F)\n"
+		"  --csv=FILE          every figure as CSV rows\n"
+		"  --plot=FILE.svg|png the what-if speedups, one panel per metric (gnuplot)\n"
+		"  --plot-dir=DIR      the what-if points (.dat) and one plot per metric there\n"
+		"model components (ns), the paper's Table 1 by default:\n",
+		PERFTEST_JSON_DEFAULT);
 	for (c = 0; c < BD_NCOMP; c++)
 		fprintf(f, "  --%-14s %s\n", bd_comp_info[c].key,
 			bd_comp_info[c].label);
+	perftest_exit_usage(f, exits, sizeof(exits) / sizeof(exits[0]));
 }
 
 static int parse_ns(const char *opt, const char *s, double *v)
@@ -93,8 +112,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "iters", required_argument, NULL, OPT_ITERS },
 		{ "signal-every", required_argument, NULL, OPT_SIGNAL },
 		{ "ib-dev", required_argument, NULL, OPT_DEV },
-		{ "json", required_argument, NULL, OPT_JSON },
+		{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+		{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
+		{ "json", required_argument, NULL, OPT_OUT_JSON_FILE },
 		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "plot-dir", required_argument, NULL, OPT_PLOT_DIR },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -126,11 +148,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_DEV:
 			a->mo.device = optarg;
 			break;
-		case OPT_JSON:
+		case OPT_OUT_JSON:
+			a->out_json = true;
+			break;
+		case OPT_OUT_JSON_FILE:
+			a->out_json = true;
 			a->json = optarg;
 			break;
 		case OPT_CSV:
 			a->csv = optarg;
+			break;
+		case OPT_PLOT:
+			a->plot = optarg;
 			break;
 		case OPT_PLOT_DIR:
 			a->plot_dir = optarg;
@@ -156,7 +185,42 @@ static int parse_args(int argc, char **argv, struct args *a)
 			argv[optind]);
 		ret = -EINVAL;
 	}
+	if (!ret && a->plot && !a->what_if) {
+		fprintf(stderr,
+			"ib_write_breakdown: --plot draws the what-if: add --what-if\n");
+		ret = -EINVAL;
+	}
+	if (!ret && a->plot && !plot_terminal(a->plot)) {
+		fprintf(stderr,
+			"ib_write_breakdown: --plot=%s: a .svg or .png file\n",
+			a->plot);
+		ret = -EINVAL;
+	}
+	if (a->out_json && !a->json)
+		a->json = PERFTEST_JSON_DEFAULT;
 	return ret;
+}
+
+/* --breakdown: the measured components replace the model's defaults */
+static int measure(struct args *a, struct bd_result **result)
+{
+	struct bd_model measured = a->model;
+	int c, ret;
+
+	*result = calloc(1, sizeof(**result));
+	if (!*result)
+		return PERFTEST_EXIT_DEVICE;
+	ret = bd_measure(&a->mo, *result);
+	if (ret)
+		return ret == -EINVAL ? PERFTEST_EXIT_USAGE :
+					PERFTEST_EXIT_DEVICE;
+	bd_result_to_model(*result, &measured);
+	/* an option given explicitly wins over the measurement */
+	for (c = 0; c < BD_NCOMP; c++)
+		if (!a->set[c])
+			bd_model_set(&a->model, c, measured.ns[c],
+				     measured.src[c]);
+	return PERFTEST_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -164,23 +228,17 @@ int main(int argc, char **argv)
 	struct args a = { .mo = { .iters = 20000, .signal_every = 16 } };
 	struct bd_result *result = NULL;
 	struct bd_report rep;
-	int ret, c;
+	int ret;
 
 	bd_model_defaults(&a.model);
 	if (parse_args(argc, argv, &a))
-		return 2;
+		return PERFTEST_EXIT_USAGE;
 	if (a.breakdown) {
-		struct bd_model measured = a.model;
-
-		result = calloc(1, sizeof(*result));
-		if (!result || bd_measure(&a.mo, result))
-			return 1;
-		bd_result_to_model(result, &measured);
-		/* an option given explicitly wins over the measurement */
-		for (c = 0; c < BD_NCOMP; c++)
-			if (!a.set[c])
-				bd_model_set(&a.model, c, measured.ns[c],
-					     measured.src[c]);
+		ret = measure(&a, &result);
+		if (ret) {
+			free(result);
+			return ret;
+		}
 	}
 	rep = (struct bd_report){ .result = result,
 				  .model = &a.model,
@@ -193,8 +251,10 @@ int main(int argc, char **argv)
 		ret |= bd_report_json(a.json, &rep);
 	if (a.csv)
 		ret |= bd_report_csv(a.csv, &rep);
+	if (a.what_if && a.plot)
+		ret |= bd_plot_what_if_file(a.plot, &a.model);
 	if (a.what_if && a.plot_dir)
 		ret |= bd_plot_what_if(a.plot_dir, &a.model);
 	free(result);
-	return ret ? 1 : 0;
+	return ret ? PERFTEST_EXIT_OUTPUT : PERFTEST_EXIT_OK;
 }

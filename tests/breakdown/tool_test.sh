@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ib_write_breakdown as staged, on the emulated device: the breakdown runs,
 # says that the PIO copy is not MMIO here, labels measured figures as such,
-# and its JSON, CSV and what-if plots are well formed.
+# its JSON, CSV and what-if plots are well formed, it takes perftest's
+# output spellings (and its old ones) and exits with perftest-ext's statuses.
 #   tool_test.sh <ib_write_breakdown> <scratch dir>   (inside mlx5emu run)
 set -euo pipefail
 tool=$1 out=$2
@@ -31,14 +32,40 @@ assert any(r["section"] == "step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "inline-step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "model" and r["name"] == "llp_latency" for r in rows)
 PY
-# bad input: a message and a failing status, nothing else
-if "$tool" --breakdown --ib-dev=nosuch >/dev/null 2>"$out/err"; then fail "unknown device accepted"; fi
-grep -q 'no RDMA device named nosuch' "$out/err" || fail "no message for an unknown device"
-set +e
-"$tool" --iters=abc >/dev/null 2>"$out/err"; rc=$?
-set -e
-[ $rc -eq 2 ] && grep -q -- "--iters needs a count" "$out/err" || fail "--iters=abc: status $rc"
 for m in injection latency; do
 	test -s "$out/plots/what-if-$m.svg" || fail "no $m plot"
 done
+
+# perftest's output spellings, as ib_write_mt's; the old ones stay aliases
+"$tool" --what-if --out_json_file="$out/o.json" --plot="$out/w.svg" \
+	--csv="$out/o.csv" >"$out/o.txt" || fail "perftest spellings: status $?"
+(cd "$out" && "$tool" --out_json >/dev/null) || fail "--out_json: status $?"
+"$tool" --what-if --json="$out/alias.json" >/dev/null || fail "--json alias"
+python3 - "$out" <<'PY'
+import json, sys
+d = sys.argv[1]
+for f in ("o.json", "perftest_out.json", "alias.json"):
+    assert json.load(open(f"{d}/{f}"))["tool"] == "ib_write_breakdown", f
+assert "what_if" in json.load(open(f"{d}/o.json"))
+# one plot, a panel per metric, every text as written (no enhanced markup)
+svg = open(f"{d}/w.svg").read()
+assert "What-if: one component reduced (Breaking Band, Fig. 17)" in svg
+assert "injection" in svg and "latency" in svg and "rc-to-mem" in svg
+PY
+
+# bad input: a message and perftest-ext's exit status, nothing else
+status() { set +e; "$@" >/dev/null 2>"$out/err"; rc=$?; set -e; }
+status "$tool" --breakdown --ib-dev=nosuch
+[ $rc -eq 4 ] || fail "unknown device: status $rc, want 4"
+grep -q 'no RDMA device named nosuch' "$out/err" || fail "no message for an unknown device"
+status "$tool" --iters=abc
+[ $rc -eq 1 ] && grep -q -- "--iters needs a count" "$out/err" || fail "--iters=abc: status $rc"
+status "$tool" --plot="$out/w.svg"
+[ $rc -eq 1 ] && grep -q -- "--plot draws the what-if" "$out/err" || fail "--plot without --what-if: status $rc"
+status "$tool" --what-if --plot="$out/w.pdf"
+[ $rc -eq 1 ] && grep -q -- "a .svg or .png file" "$out/err" || fail "--plot=.pdf: status $rc"
+status "$tool" --out_json_file="$out/missing/o.json"
+[ $rc -eq 9 ] || fail "unwritable JSON file: status $rc, want 9"
+"$tool" --help | grep -q -- "--out_json_file" || fail "--help without --out_json_file"
+"$tool" --help | grep -q "  9  output file error" || fail "--help without exit statuses"
 echo PASS
