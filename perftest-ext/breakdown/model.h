@@ -35,6 +35,9 @@ enum bd_comp {
 	BD_NCOMP
 };
 
+/* the components LLP_post is made of: the paper's five categories */
+#define BD_NCATS (BD_POST_MISC + 1)
+
 enum bd_source {
 	BD_SRC_PAPER, /* Table 1 of the paper */
 	BD_SRC_ASSUMED, /* not in Table 1: a stated assumption */

@@ -39,7 +39,7 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 		json_stats(w, bd_step_info[k].key, bd_step_info[k].label,
 			   &r->step[k]);
 		json_string(w, "category",
-			    bd_comp_info[bd_cat_comp[bd_step_info[k].cat]].key);
+			    bd_comp_info[bd_step_info[k].cat].key);
 		json_end_object(w);
 	}
 	json_end_array(w);
@@ -53,7 +53,7 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 	json_end_array(w);
 	json_begin_array(w, "categories");
 	for (k = 0; k < BD_NCATS; k++) {
-		json_stats(w, bd_comp_info[bd_cat_comp[k]].key, bd_cat_label[k],
+		json_stats(w, bd_comp_info[k].key, bd_comp_info[k].label,
 			   &r->cat[k]);
 		json_end_object(w);
 	}
@@ -185,8 +185,7 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 			csv_row(&w, "inline-step", bd_step_info[k].key,
 				&r->result->inline_step[k], "measured");
 		for (k = 0; k < BD_NCATS; k++)
-			csv_row(&w, "category",
-				bd_comp_info[bd_cat_comp[k]].key,
+			csv_row(&w, "category", bd_comp_info[k].key,
 				&r->result->cat[k], "measured");
 		for (k = 0; k < BD_NPATHS; k++)
 			csv_row(&w, "path", bd_path_key[k], &r->result->path[k],

@@ -66,8 +66,8 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 		char label[80];
 
 		snprintf(label, sizeof(label), "%d %s%s", k + 1,
-			 bd_cat_label[k],
-			 k == BD_CAT_MISC ? " (timed steps)" : "");
+			 bd_comp_info[k].label,
+			 k == BD_POST_MISC ? " (timed steps)" : "");
 		stats_row(f, label, &r->cat[k], NULL);
 	}
 	fprintf(f,
