@@ -8,52 +8,86 @@
 
 struct category_desc {
 	const char *name;
+	const char *help; /* what --help says it builds */
 	unsigned int base[RES_COUNT];
 	unsigned int fixed; /* bit mask of enum wmt_res the category defines */
 	unsigned int td_level;
 	unsigned int factor;
 };
 
-#define F(r) (1u << (r))
+#define BIT(n) (1u << (n))
 
 /* ICPADS'18 Section VI, plus the two helpers for Sections IV and V */
 static const struct category_desc categories[CAT_COUNT] = {
-	[CAT_MPI_EVERYWHERE] = { "mpi-everywhere",
-				 { 1, 1, 1, 1, 1, 1 },
-				 F(RES_CTX),
-				 0,
-				 1 },
-	[CAT_2XDYNAMIC] = { "2xdynamic",
-			    { ALL, ALL, ALL, 1, 1, 1 },
-			    F(RES_CTX) | F(RES_QP),
-			    1,
-			    2 },
-	[CAT_DYNAMIC] = { "dynamic",
-			  { ALL, ALL, ALL, 1, 1, 1 },
-			  F(RES_CTX) | F(RES_QP),
-			  1,
-			  1 },
-	[CAT_SHARED_DYNAMIC] = { "shared-dynamic",
-				 { ALL, ALL, ALL, 1, 1, 1 },
-				 F(RES_CTX) | F(RES_QP),
-				 2,
-				 1 },
-	[CAT_STATIC] = { "static",
-			 { ALL, ALL, ALL, 1, 1, 1 },
-			 F(RES_CTX) | F(RES_QP),
-			 0,
-			 1 },
-	[CAT_MPI_THREADS] = { "mpi+threads",
-			      { ALL, ALL, ALL, 1, ALL, ALL },
-			      F(RES_CQ) | F(RES_QP),
-			      0,
-			      1 },
-	[CAT_SHARED_UUAR] = { "shared-uuar",
-			      { ALL, ALL, ALL, 1, 1, 1 },
-			      F(RES_CTX) | F(RES_QP),
-			      3,
-			      1 },
-	[CAT_XWAY] = { "xway", { 1, 1, 1, 1, 1, 1 }, 0, 0, 1 },
+	[CAT_MPI_EVERYWHERE] = {
+		.name = "mpi-everywhere",
+		.help = "a context per thread",
+		.base = { 1, 1, 1, 1, 1, 1 },
+		.fixed = BIT(RES_CTX),
+		.factor = 1,
+	},
+	[CAT_2XDYNAMIC] = {
+		.name = "2xdynamic",
+		.help = "2T level-1 TDs with a QP each, every other one used",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 1,
+		.factor = 2,
+	},
+	[CAT_DYNAMIC] = {
+		.name = "dynamic",
+		.help = "T level-1 TDs (own UAR page)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 1,
+		.factor = 1,
+	},
+	[CAT_SHARED_DYNAMIC] = {
+		.name = "shared-dynamic",
+		.help = "T level-2 TDs (two per UAR page)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 2,
+		.factor = 1,
+	},
+	[CAT_STATIC] = {
+		.name = "static",
+		.help = "T QPs, no TDs",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.factor = 1,
+	},
+	[CAT_MPI_THREADS] = {
+		.name = "mpi+threads",
+		.help = "one QP and CQ shared by all threads (locked)",
+		.base = { ALL, ALL, ALL, 1, ALL, ALL },
+		.fixed = BIT(RES_CQ) | BIT(RES_QP),
+		.factor = 1,
+	},
+	[CAT_SHARED_UUAR] = {
+		.name = "shared-uuar",
+		.help = "T level-3 TDs (shared uUAR, BlueFlame lock)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 3,
+		.factor = 1,
+	},
+	[CAT_XWAY] = {
+		.name = "xway",
+		.help = "everything per thread unless --share-X",
+		.base = { 1, 1, 1, 1, 1, 1 },
+		.factor = 1,
+	},
+};
+
+const struct wmt_category_set wmt_category_sets[WMT_NSETS] = {
+	{ "all", "the six of the paper (mpi-everywhere .. mpi+threads)",
+	  BIT(CAT_MPI_EVERYWHERE) | BIT(CAT_2XDYNAMIC) | BIT(CAT_DYNAMIC) |
+		  BIT(CAT_SHARED_DYNAMIC) | BIT(CAT_STATIC) |
+		  BIT(CAT_MPI_THREADS) },
+	{ "levels", NULL,
+	  BIT(CAT_DYNAMIC) | BIT(CAT_SHARED_DYNAMIC) | BIT(CAT_SHARED_UUAR) |
+		  BIT(CAT_MPI_THREADS) },
 };
 
 static const char *const res_names[RES_COUNT] = {
@@ -70,6 +104,11 @@ static const enum wmt_res rules[][2] = {
 const char *wmt_category_name(enum wmt_category cat)
 {
 	return cat < CAT_COUNT ? categories[cat].name : "?";
+}
+
+const char *wmt_category_help(enum wmt_category cat)
+{
+	return cat < CAT_COUNT ? categories[cat].help : "?";
 }
 
 const char *wmt_res_name(enum wmt_res res)
@@ -129,7 +168,7 @@ static int apply_options(const struct wmt_options *o,
 				 res_names[r], share[r], l->threads);
 			return PERFTEST_EXIT_USAGE;
 		}
-		if ((c->fixed & F(r)) && share[r] != l->deg[r]) {
+		if ((c->fixed & BIT(r)) && share[r] != l->deg[r]) {
 			snprintf(
 				err, errlen,
 				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
@@ -138,7 +177,7 @@ static int apply_options(const struct wmt_options *o,
 			return PERFTEST_EXIT_USAGE;
 		}
 		l->deg[r] = share[r];
-		*explicit |= F(r);
+		*explicit |= BIT(r);
 	}
 	return 0;
 }
@@ -160,12 +199,12 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 				continue;
 			changed = true;
 			/* a value moved one way never moves back */
-			if (!((locked | raised) & F(ch))) {
+			if (!((locked | raised) & BIT(ch))) {
 				l->deg[ch] = l->deg[pa];
-				lowered |= F(ch);
-			} else if (!((locked | lowered) & F(pa))) {
+				lowered |= BIT(ch);
+			} else if (!((locked | lowered) & BIT(pa))) {
 				l->deg[pa] = l->deg[ch];
-				raised |= F(pa);
+				raised |= BIT(pa);
 			} else {
 				snprintf(
 					err, errlen,

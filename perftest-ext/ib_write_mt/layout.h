@@ -46,6 +46,20 @@ static inline unsigned int wmt_layout_index(const struct wmt_layout *l,
 	return v / l->vdeg[res];
 }
 
+/* what a category builds, in a line of --help */
+const char *wmt_category_help(enum wmt_category cat);
+
+/* the names --endpoints takes for several categories at once */
+struct wmt_category_set {
+	const char *name;
+	const char *help; /* NULL: --help lists the categories */
+	unsigned int mask; /* of enum wmt_category */
+};
+
+#define WMT_NSETS 2
+/* "all" first: the default */
+extern const struct wmt_category_set wmt_category_sets[WMT_NSETS];
+
 /* the TD level a category builds with (0: none) */
 unsigned int wmt_category_level(enum wmt_category cat);
 

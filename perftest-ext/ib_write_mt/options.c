@@ -10,7 +10,6 @@
 #include "options.h"
 #include "output_file.h"
 #include "parse_number.h"
-#include "usage.txt.h"
 
 #define WMT_VERSION "1.0"
 #define WMT_MAX_THREADS 1024
@@ -86,17 +85,6 @@ static int usage_error(const char *fmt, const char *arg)
 	return PERFTEST_EXIT_USAGE;
 }
 
-static const struct {
-	const char *name;
-	unsigned int mask;
-} category_sets[] = {
-	{ "all", 1u << CAT_MPI_EVERYWHERE | 1u << CAT_2XDYNAMIC |
-			 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
-			 1u << CAT_STATIC | 1u << CAT_MPI_THREADS },
-	{ "levels", 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
-			    1u << CAT_SHARED_UUAR | 1u << CAT_MPI_THREADS },
-};
-
 unsigned int wmt_parse_categories(const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
@@ -111,10 +99,9 @@ unsigned int wmt_parse_categories(const char *list)
 		for (i = 0; i < CAT_COUNT; i++)
 			if (!strcmp(tok, wmt_category_name(i)))
 				m = 1u << i;
-		for (i = 0;
-		     i < sizeof(category_sets) / sizeof(category_sets[0]); i++)
-			if (!strcmp(tok, category_sets[i].name))
-				m = category_sets[i].mask;
+		for (i = 0; i < WMT_NSETS; i++)
+			if (!strcmp(tok, wmt_category_sets[i].name))
+				m = wmt_category_sets[i].mask;
 		if (!m) {
 			mask = 0;
 			break;
@@ -271,7 +258,7 @@ static int parse_one(struct wmt_options *o, int c)
 	case OPT_SWEEP:
 		return parse_sweep(o, optarg) ? PERFTEST_EXIT_USAGE : -1;
 	case 'h':
-		fputs(wmt_usage, stdout);
+		wmt_usage(stdout);
 		return 0;
 	case OPT_VERSION:
 		printf("ib_write_mt " WMT_VERSION "\n");
@@ -417,7 +404,7 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 		else if (any_share || o->num_qps || o->sweep == SWEEP_SHARE)
 			o->categories = 1u << CAT_XWAY;
 		else
-			o->categories = category_sets[0].mask;
+			o->categories = wmt_category_sets[0].mask;
 	}
 	if (o->out_json && !o->json_file)
 		o->json_file = PERFTEST_JSON_DEFAULT;

@@ -3,6 +3,8 @@
 #ifndef WMT_OPTIONS_H
 #define WMT_OPTIONS_H
 
+#include <stdio.h>
+
 #include "ib_write_mt.h"
 
 /*
@@ -10,6 +12,9 @@
  * PERFTEST_EXIT_USAGE with a message on stderr).
  */
 int wmt_options_parse(struct wmt_options *o, int argc, char **argv);
+
+/* --help, generated from the tables it describes (usage.c) */
+void wmt_usage(FILE *f);
 
 /* the categories of a --endpoints list; 0 if a name is unknown */
 unsigned int wmt_parse_categories(const char *list);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,6 +296,30 @@ static void test_launchers(void **state)
 	clear_launcher_env();
 }
 
+/* --help lists every category with its description, and the sets */
+static void test_help(void **state)
+{
+	char *text = NULL, line[160];
+	size_t len = 0;
+	unsigned int c;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	wmt_usage(f);
+	fclose(f);
+	for (c = 0; c < CAT_COUNT; c++) {
+		snprintf(line, sizeof(line), " %-15s %s\n",
+			 wmt_category_name(c), wmt_category_help(c));
+		assert_non_null(strstr(text, line));
+	}
+	assert_non_null(strstr(text,
+			       "levels = dynamic,shared-dynamic,mpi+threads,"
+			       "shared-uuar\n"));
+	assert_non_null(strstr(text, "  5  malformed, truncated"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_launchers),
+		cmocka_unit_test(test_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
