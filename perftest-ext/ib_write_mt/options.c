@@ -157,6 +157,24 @@ static unsigned int default_threads(void)
 		o->field = v_;                                                 \
 	} while (0)
 
+/* the options that take a word: -1 to go on, or the exit code */
+static int parse_choice(struct wmt_options *o, int c)
+{
+	if (c == OPT_POLL) {
+		if (!strcmp(optarg, "busy"))
+			o->poll = POLL_BUSY;
+		else if (!strcmp(optarg, "yield"))
+			o->poll = POLL_YIELD;
+		else
+			return usage_error("--poll=%s: busy or yield", optarg);
+	} else {
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return usage_error("--blueflame=%s: on or off", optarg);
+		o->blueflame = !strcmp(optarg, "on");
+	}
+	return -1;
+}
+
 static int parse_one(struct wmt_options *o, int c)
 {
 	switch (c) {
@@ -230,18 +248,8 @@ static int parse_one(struct wmt_options *o, int c)
 		o->pin = false;
 		break;
 	case OPT_POLL:
-		if (!strcmp(optarg, "busy"))
-			o->poll = POLL_BUSY;
-		else if (!strcmp(optarg, "yield"))
-			o->poll = POLL_YIELD;
-		else
-			return usage_error("--poll=%s: busy or yield", optarg);
-		break;
 	case OPT_BLUEFLAME:
-		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-			return usage_error("--blueflame=%s: on or off", optarg);
-		o->blueflame = !strcmp(optarg, "on");
-		break;
+		return parse_choice(o, c);
 	case OPT_OUT_JSON:
 		o->out_json = true;
 		break;
