@@ -14,6 +14,7 @@ static const char *const exit_text[PERFTEST_EXIT_COUNT] = {
 	[PERFTEST_EXIT_DISCONNECT] = "peer disconnected",
 	[PERFTEST_EXIT_TIMEOUT] = "connect or peer timeout",
 	[PERFTEST_EXIT_OUTPUT] = "output file error",
+	[PERFTEST_EXIT_PEER] = "the peer gave up (its reason is printed)",
 };
 
 const char *perftest_exit_text(enum perftest_exit code)

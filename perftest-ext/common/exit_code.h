@@ -20,6 +20,7 @@ enum perftest_exit {
 	PERFTEST_EXIT_DISCONNECT = 7, /* peer closed the connection mid-run */
 	PERFTEST_EXIT_TIMEOUT = 8, /* connect or read timeout */
 	PERFTEST_EXIT_OUTPUT = 9, /* a JSON, CSV or plot file not written */
+	PERFTEST_EXIT_PEER = 10, /* the peer gave up (sent an ERROR) */
 	PERFTEST_EXIT_COUNT
 };
 

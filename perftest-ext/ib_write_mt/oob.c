@@ -216,18 +216,28 @@ int wmt_oob_send(struct wmt_oob *oob, enum wmt_oob_type type,
 	return ret;
 }
 
+/* the milliseconds left until deadline (mono_now() seconds), at least 0 */
+static int ms_left(double deadline)
+{
+	double left = (deadline - mono_now()) * 1000;
+
+	return left > 0 ? (int)left + 1 : 0;
+}
+
 /*
- * len bytes within the timeout. *got says how many arrived, so that the
- * caller tells a close between messages from a truncated one.
+ * len bytes by the deadline, however they trickle in. *got says how many
+ * arrived, so that the caller tells a close between messages from a
+ * truncated one.
  */
-static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len, size_t *got)
+static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len,
+		    double deadline, size_t *got)
 {
 	struct pollfd pfd = { .fd = oob->fd, .events = POLLIN };
 
 	*got = 0;
 	while (*got < len) {
 		ssize_t n;
-		int r = poll(&pfd, 1, oob->timeout_ms);
+		int r = poll(&pfd, 1, ms_left(deadline));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -293,7 +303,18 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 	return 0;
 }
 
-/* the peer's ERROR: its code, its words */
+/* the peer's words, printable ASCII only: a terminal is not its to drive */
+static void printable(char *text)
+{
+	for (; *text; text++)
+		if (*text < ' ' || *text > '~')
+			*text = '?';
+}
+
+/*
+ * The peer's ERROR. Its code is its own exit status, not ours: whatever it
+ * says, we exit "the peer gave up" and show its words and code.
+ */
 static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 {
 	struct wmt_buf b = { msg->payload, msg->len, 0, 0 };
@@ -302,13 +323,14 @@ static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 
 	wmt_get_bytes(&b, text, WMT_OOB_MSG_LEN);
 	text[WMT_OOB_MSG_LEN] = 0;
-	if (b.bad || b.pos != msg->len || code < PERFTEST_EXIT_USAGE ||
-	    code > PERFTEST_EXIT_OUTPUT || text[WMT_OOB_MSG_LEN - 1])
+	if (b.bad || b.pos != msg->len || text[WMT_OOB_MSG_LEN - 1])
 		return set_err(oob, PERFTEST_EXIT_PROTOCOL,
 			       "malformed ERROR message from %s%s", oob->peer,
 			       "");
-	snprintf(oob->err, sizeof(oob->err), "%s gave up: %s", oob->peer, text);
-	return code;
+	printable(text);
+	snprintf(oob->err, sizeof(oob->err), "%s gave up (its status %u): %s",
+		 oob->peer, code, text);
+	return PERFTEST_EXIT_PEER;
 }
 
 int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
@@ -316,11 +338,12 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 {
 	uint8_t hdr[HDR_LEN];
 	struct wmt_buf b = { hdr, sizeof(hdr), 0, 0 };
+	double deadline = mono_now() + oob->timeout_ms / 1000.0;
 	size_t got;
 	int ret;
 
 	memset(msg, 0, sizeof(*msg));
-	ret = read_all(oob, hdr, sizeof(hdr), &got);
+	ret = read_all(oob, hdr, sizeof(hdr), deadline, &got);
 	if (ret == PERFTEST_EXIT_DISCONNECT)
 		return set_err(
 			oob,
@@ -338,7 +361,8 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 		if (!msg->payload)
 			return set_err(oob, PERFTEST_EXIT_DEVICE,
 				       "out of memory%s%s", "", "");
-		ret = read_all(oob, msg->payload, msg->len, &got);
+		ret = read_all(oob, msg->payload, msg->len, deadline,
+			       &got);
 		if (ret == PERFTEST_EXIT_DISCONNECT)
 			ret = set_err(
 				oob, PERFTEST_EXIT_PROTOCOL,

@@ -80,6 +80,24 @@ client-silent-peer)
 	expect client 8 "127.0.0.1 did not answer within 2 s (--peer-timeout)"
 	expect fake 0 ""
 	;;
+client-trickling-peer)
+	# one byte every 2 s: the 3 s bound is per message, not per read
+	start fake "${fake[@]}" server-trickle "$port"
+	start client "${client[@]}" --peer-timeout=3
+	expect client 8 "127.0.0.1 did not answer within 3 s (--peer-timeout)"
+	expect fake 0 ""
+	;;
+client-peer-error)
+	# the peer's text is shown printable only, its code is not our status
+	start fake "${fake[@]}" server-error-escapes "$port"
+	start client "${client[@]}"
+	expect client 10 "127.0.0.1 gave up (its status 2): ?\[31mred?\]0;title? bye?"
+	expect fake 0 ""
+	if grep -q "$(printf '\033')" "$dir/client"; then
+		echo "FAIL: an escape byte from the peer reached the output"
+		failed=1
+	fi
+	;;
 client-no-server)
 	start client "${client[@]}" --connect-timeout=1
 	expect client 8 "no connection to 127.0.0.1 port $port within 1 s"
