@@ -361,8 +361,7 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 		if (!msg->payload)
 			return set_err(oob, PERFTEST_EXIT_DEVICE,
 				       "out of memory%s%s", "", "");
-		ret = read_all(oob, msg->payload, msg->len, deadline,
-			       &got);
+		ret = read_all(oob, msg->payload, msg->len, deadline, &got);
 		if (ret == PERFTEST_EXIT_DISCONNECT)
 			ret = set_err(
 				oob, PERFTEST_EXIT_PROTOCOL,
