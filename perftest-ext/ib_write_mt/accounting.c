@@ -186,13 +186,25 @@ void wmt_bf_usage(const uintptr_t *regs, const unsigned int *users,
 
 #define EMU_MAX_CTX 4096
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * 0: a complete snapshot holding every one of our QPs (sorted qpns), 1: a
+ * snapshot from before they all existed (a big process's file is written
+ * behind its changes), -1: no record.
+ */
 static int read_emu(const uint32_t *qpns, unsigned int nqpns,
 		    unsigned int *uars, unsigned int *contexts)
 {
 	static unsigned char mine[EMU_MAX_CTX];
+	unsigned int found = 0;
 	char line[512];
 	int ended = 0;
-	unsigned int i;
 	FILE *f;
 
 	f = emu_stat_open(getpid());
@@ -201,16 +213,17 @@ static int read_emu(const uint32_t *qpns, unsigned int nqpns,
 	memset(mine, 0, sizeof(mine));
 	/* first pass: which contexts hold our QPs */
 	while (fgets(line, sizeof(line), f)) {
-		long long ctx = emu_stat_num(line, "ctx", -1),
-			  qpn = emu_stat_num(line, "qpn", -1);
+		long long ctx = emu_stat_num(line, "ctx", -1);
+		uint32_t qpn = emu_stat_num(line, "qpn", -1);
 
 		if (emu_stat_is(line, "end"))
 			ended = 1;
 		if (!emu_stat_is(line, "qp") || ctx < 0 || ctx >= EMU_MAX_CTX)
 			continue;
-		for (i = 0; i < nqpns; i++)
-			if (qpns[i] == (uint32_t)qpn)
-				mine[ctx] = 1;
+		if (bsearch(&qpn, qpns, nqpns, sizeof(*qpns), cmp_u32)) {
+			mine[ctx] = 1;
+			found++;
+		}
 	}
 	rewind(f);
 	*uars = *contexts = 0;
@@ -227,22 +240,28 @@ static int read_emu(const uint32_t *qpns, unsigned int nqpns,
 		(*contexts)++;
 	}
 	fclose(f);
-	return ended ? 0 : 1;
+	return ended && found == nqpns ? 0 : 1;
 }
 
 int wmt_emu_uars(const uint32_t *qpns, unsigned int nqpns, unsigned int *uars,
 		 unsigned int *contexts)
 {
+	uint32_t *sorted = malloc((nqpns + 1) * sizeof(*sorted));
 	int tries, ret = -1;
 
+	if (!sorted)
+		return -1;
+	memcpy(sorted, qpns, nqpns * sizeof(*sorted));
+	qsort(sorted, nqpns, sizeof(*sorted), cmp_u32);
 	/* a big process's file is rewritten at most every 100 ms */
-	for (tries = 0; tries < 5; tries++) {
-		struct timespec ts = { 0, 150 * 1000 * 1000 };
+	for (tries = 0; tries < 40; tries++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-		ret = read_emu(qpns, nqpns, uars, contexts);
+		ret = read_emu(sorted, nqpns, uars, contexts);
 		if (ret <= 0)
 			break;
 		nanosleep(&ts, NULL);
 	}
+	free(sorted);
 	return ret ? -1 : 0;
 }
