@@ -64,6 +64,7 @@ struct wmt_options {
 	unsigned int tcp_port;
 	unsigned int threads;
 	unsigned int size;
+	bool size_given; /* -s on the command line */
 	uint64_t iters;
 	unsigned int duration; /* seconds; 0: iterations */
 	unsigned int tx_depth;
@@ -94,6 +95,12 @@ struct wmt_options {
 
 const char *wmt_category_name(enum wmt_category cat);
 const char *wmt_res_name(enum wmt_res res);
+
+/* a sweep's first point; it doubles up to the option's value */
+static inline unsigned int wmt_sweep_first(const struct wmt_options *o)
+{
+	return o->sweep == SWEEP_SIZE && o->size >= 2 ? 2 : 1;
+}
 
 /* 64-byte cache lines: per-thread data never shares one unless asked */
 #define WMT_CACHE_LINE 64

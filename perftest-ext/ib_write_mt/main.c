@@ -33,7 +33,6 @@ static unsigned int powers(unsigned int *v, unsigned int from, unsigned int to)
 /* the configurations --sweep asks for (one without it) */
 static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 {
-	static const unsigned int sizes[] = { 2, 8, 64, 512, 4096 };
 	unsigned int v[MAX_POINTS], n = 0, i, k = 0;
 
 	switch (o->sweep) {
@@ -45,14 +44,13 @@ static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 		n = powers(v, 1, o->threads);
 		break;
 	case SWEEP_POSTLIST:
-		n = powers(v, 1, 64);
+		n = powers(v, 1, o->post_list);
 		break;
 	case SWEEP_UNSIGNALED:
-		n = powers(v, 1, 64);
+		n = powers(v, 1, o->cq_mod);
 		break;
 	case SWEEP_SIZE:
-		for (n = 0; n < sizeof(sizes) / sizeof(sizes[0]); n++)
-			v[n] = sizes[n];
+		n = powers(v, wmt_sweep_first(o), o->size);
 		break;
 	case SWEEP_SHARE:
 		n = powers(v, 1, o->threads);

@@ -192,6 +192,7 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case 's':
 		NUM(size, 1, WMT_MAX_SIZE, "-s/--size (1..65536)");
+		o->size_given = true;
 		break;
 	case 'n':
 		NUM(iters, 1, LLONG_MAX / 4, "-n/--iters");
@@ -416,5 +417,8 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	}
 	if (o->out_json && !o->json_file)
 		o->json_file = PERFTEST_JSON_DEFAULT;
+	/* without -s a size sweep spans perftest's -a range up to a page */
+	if (o->sweep == SWEEP_SIZE && !o->size_given)
+		o->size = 4096;
 	return check(o);
 }

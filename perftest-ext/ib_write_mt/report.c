@@ -32,12 +32,22 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
 					r->usage.levels[lv]);
 }
 
+const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
+		      unsigned int value, char *buf, size_t len)
+{
+	if (o->sweep == what && value > wmt_sweep_first(o))
+		snprintf(buf, len, "%u..%u", wmt_sweep_first(o), value);
+	else
+		snprintf(buf, len, "%u", value);
+	return buf;
+}
+
 #define LINE                                                                   \
 	"---------------------------------------------------------------------------------------------------------------------------\n"
 
 void wmt_report_header(FILE *f, const struct wmt_options *o)
 {
-	char run[48];
+	char run[48], thr[24], pl[24], cq[24], size[24];
 
 	if (o->duration)
 		snprintf(run, sizeof(run), "%u s", o->duration);
@@ -48,14 +58,19 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 	      f);
 	fprintf(f,
 		" Connection type : RC\t\tUsing %s\n"
-		" TX depth        : %u\t\tPost list  : %u\n"
-		" CQ moderation   : %u\t\tInline size: %u\n"
+		" TX depth        : %u\t\tPost list  : %s\n"
+		" CQ moderation   : %s\t\tInline size: %u\n"
 		" BlueFlame       : %s\t\tWarm up    : %s\n"
-		" Threads         : %u\t\t%s: %s\n",
-		role_names[o->role], o->tx_depth, o->post_list, o->cq_mod,
+		" Threads         : %s\t\t%s: %s\n"
+		" Message size    : %s bytes\n",
+		role_names[o->role], o->tx_depth,
+		wmt_swept(o, SWEEP_POSTLIST, o->post_list, pl, sizeof(pl)),
+		wmt_swept(o, SWEEP_UNSIGNALED, o->cq_mod, cq, sizeof(cq)),
 		o->inline_size, o->blueflame ? "on" : "off (MLX5_SHUT_UP_BF=1)",
-		o->warm_up ? "on" : "off", o->threads,
-		o->duration ? "Duration   " : "Iterations ", run);
+		o->warm_up ? "on" : "off",
+		wmt_swept(o, SWEEP_THREADS, o->threads, thr, sizeof(thr)),
+		o->duration ? "Duration   " : "Iterations ", run,
+		wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)));
 	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
 	      f);
 	fputs(LINE, f);

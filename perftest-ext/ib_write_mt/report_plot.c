@@ -19,7 +19,7 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 	struct plot_series rate[1], res[4], mem[1];
 	struct plot_panel panels[3];
 	struct plot_spec spec;
-	char title[160];
+	char title[160], thr[24], size[24], pl[24], cq[24];
 	unsigned int i;
 	int ret = -1;
 
@@ -53,8 +53,11 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 		(struct plot_panel){ "Hardware resources", "count", res, 4 };
 	panels[2] = (struct plot_panel){ "Memory", "KiB per endpoint", mem, 1 };
 	snprintf(title, sizeof(title),
-		 "ib_write_mt: %u threads, %u-byte RDMA writes, p=%u, q=%u",
-		 o->threads, o->size, o->post_list, o->cq_mod);
+		 "ib_write_mt: %s threads, %s-byte RDMA writes, p=%s, q=%s",
+		 wmt_swept(o, SWEEP_THREADS, o->threads, thr, sizeof(thr)),
+		 wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)),
+		 wmt_swept(o, SWEEP_POSTLIST, o->post_list, pl, sizeof(pl)),
+		 wmt_swept(o, SWEEP_UNSIGNALED, o->cq_mod, cq, sizeof(cq)));
 	spec = (struct plot_spec){
 		title, o->sweep ? "sweep point" : "category", labels, n, panels,
 		3
