@@ -13,6 +13,8 @@ struct category_desc {
 	unsigned int fixed; /* bit mask of enum wmt_res the category defines */
 	unsigned int td_level;
 	unsigned int factor;
+	/* the mapping level (Fig. 4b) every thread gets, 0: no such promise */
+	unsigned int mapping_level;
 };
 
 #define BIT(n) (1u << (n))
@@ -25,6 +27,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.base = { 1, 1, 1, 1, 1, 1 },
 		.fixed = BIT(RES_CTX),
 		.factor = 1,
+		.mapping_level = 1,
 	},
 	[CAT_2XDYNAMIC] = {
 		.name = "2xdynamic",
@@ -33,6 +36,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
 		.td_level = 1,
 		.factor = 2,
+		.mapping_level = 1,
 	},
 	[CAT_DYNAMIC] = {
 		.name = "dynamic",
@@ -41,6 +45,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
 		.td_level = 1,
 		.factor = 1,
+		.mapping_level = 1,
 	},
 	[CAT_SHARED_DYNAMIC] = {
 		.name = "shared-dynamic",
@@ -49,6 +54,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
 		.td_level = 2,
 		.factor = 1,
+		.mapping_level = 2,
 	},
 	[CAT_STATIC] = {
 		.name = "static",
@@ -63,6 +69,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.base = { ALL, ALL, ALL, 1, ALL, ALL },
 		.fixed = BIT(RES_CQ) | BIT(RES_QP),
 		.factor = 1,
+		.mapping_level = 4,
 	},
 	[CAT_SHARED_UUAR] = {
 		.name = "shared-uuar",
@@ -71,6 +78,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
 		.td_level = 3,
 		.factor = 1,
+		.mapping_level = 3,
 	},
 	[CAT_XWAY] = {
 		.name = "xway",
@@ -119,6 +127,11 @@ const char *wmt_res_name(enum wmt_res res)
 unsigned int wmt_category_level(enum wmt_category cat)
 {
 	return categories[cat].td_level;
+}
+
+unsigned int wmt_category_mapping_level(enum wmt_category cat)
+{
+	return categories[cat].mapping_level;
 }
 
 static int check_sharing_level(const struct wmt_options *o,

@@ -63,4 +63,11 @@ extern const struct wmt_category_set wmt_category_sets[WMT_NSETS];
 /* the TD level a category builds with (0: none) */
 unsigned int wmt_category_level(enum wmt_category cat);
 
+/*
+ * The mapping level (paper Fig. 4b, enum wmt_level) that defines a
+ * category: a row where some thread got another is not that category.
+ * 0: the category is defined by its resources alone.
+ */
+unsigned int wmt_category_mapping_level(enum wmt_category cat);
+
 #endif

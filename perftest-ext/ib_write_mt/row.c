@@ -85,6 +85,38 @@ static void fill_rates(struct wmt_row *row, const struct wmt_run_result *res)
 	}
 }
 
+static const char *const level_what[] = {
+	[LEVEL_OWN_UAR] = "a UAR page of its own",
+	[LEVEL_SHARED_UAR] = "a UAR page shared, its uUAR its own",
+	[LEVEL_SHARED_UUAR] = "a uUAR shared",
+	[LEVEL_SHARED_QP] = "a QP shared",
+};
+
+/*
+ * A category is what its mapping level says, or it is unavailable: never
+ * a row of another category under its name (2 threads on level-3 TDs may
+ * each get a uUAR of their own).
+ */
+static int check_category_holds(enum wmt_category cat, struct wmt_row *row)
+{
+	unsigned int want = wmt_category_mapping_level(cat);
+	char got[64];
+
+	if (!want || row->usage.levels[want] == row->l.threads)
+		return 0;
+	wmt_row_levels(row, got, sizeof(got));
+	if (row->l.threads == 1)
+		snprintf(row->reason, sizeof(row->reason),
+			 "1 thread shares nothing: %s needs more --threads",
+			 wmt_category_name(cat));
+	else
+		snprintf(
+			row->reason, sizeof(row->reason),
+			"%u threads got %s, not level %u (%s) each: try another --threads count",
+			row->l.threads, got, want, level_what[want]);
+	return PERFTEST_EXIT_UNAVAILABLE;
+}
+
 int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row)
@@ -127,6 +159,9 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	if (ret)
 		goto out_target;
 	row->usage = e.usage;
+	ret = check_category_holds(cat, row);
+	if (ret)
+		goto out_endpoints;
 	ret = wmt_endpoints_connect(&e, o, remote, local, row->reason,
 				    sizeof(row->reason));
 	if (!ret)

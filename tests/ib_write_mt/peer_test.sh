@@ -45,9 +45,10 @@ fake=(python3 "$here/fake_peer.py")
 case $scenario in
 two-process)
 	start server "${server[@]}"
-	start client "${client[@]/--endpoints=dynamic/--endpoints=all,levels}" --perform_warm_up
+	# 4 threads: level-3 TDs share a uUAR (with 2 each has its own)
+	start client "${client[@]/--endpoints=dynamic/--endpoints=all,levels}" --perform_warm_up --threads=4
 	expect client 0 "shared-uuar .* yes$"
-	expect server 0 "shared-uuar, 2 threads: every slot and guard verified"
+	expect server 0 "shared-uuar, 4 threads: every slot and guard verified"
 	[ "$(grep -c ' yes$' "$dir/client")" -eq 7 ] || { echo "FAIL: not 7 rows verified"; failed=1; }
 	;;
 client-malformed)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# category_test.sh: a row is the category it names, or UNAVAILABLE with
+# the reason (exit 3): never another category's mapping under its name.
+set -uo pipefail
+: "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run WANT_RC IB_WRITE_MT_ARGS...: output in $dir/out
+run() {
+	local want=$1 rc=0
+	shift
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback -n 32 "$@" >"$dir/out" 2>&1 || rc=$?
+	cat "$dir/out"
+	[ "$rc" -eq "$want" ] || fail "$*: exit $rc, want $want"
+}
+
+# 2 level-3 TDs get a uUAR each: nothing is shared
+run 3 --threads=2 --endpoints=shared-uuar
+grep -q "^ shared-uuar .*UNAVAILABLE: 2 threads got L2:2, not level 3" "$dir/out" ||
+	fail "shared-uuar with 2 threads is not unavailable"
+echo "ok: shared-uuar, 2 threads: unavailable, with the levels it got"
+
+# one thread (a rank under mpirun on a small node) shares nothing
+run 3 --threads=1 --endpoints=levels
+for cat in shared-dynamic shared-uuar mpi+threads; do
+	grep -q "^ $cat .*UNAVAILABLE: 1 thread shares nothing" "$dir/out" ||
+		fail "$cat with 1 thread is not unavailable"
+done
+grep -q "^ dynamic .* L1:1 .* yes$" "$dir/out" || fail "dynamic did not run"
+echo "ok: levels, 1 thread: only dynamic runs, the others say why"
+
+# where the levels hold, every row runs as its category
+run 0 --threads=4 --endpoints=levels
+grep -q "^ shared-uuar .* L3:4 .* yes$" "$dir/out" || fail "shared-uuar, 4 threads"
+echo "ok: levels, 4 threads: every row its own level"
