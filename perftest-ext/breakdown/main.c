@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,9 +82,9 @@ static int parse_ns(const char *opt, const char *s, double *v)
 
 	errno = 0;
 	*v = strtod(s, &end);
-	if (errno || end == s || *end || *v < 0) {
+	if (errno || end == s || *end || !isfinite(*v) || *v < 0) {
 		fprintf(stderr,
-			"ib_write_breakdown: --%s needs ns >= 0, not '%s'\n",
+			"ib_write_breakdown: --%s needs a finite ns >= 0, not '%s'\n",
 			opt, s);
 		return -EINVAL;
 	}

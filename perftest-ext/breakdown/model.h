@@ -77,9 +77,12 @@ double bd_llp_latency(const struct bd_model *m);
 double bd_end_to_end(const struct bd_model *m);
 /* 2 (PCIe + Network) + RC-to-MEM(64B) */
 double bd_gen_completion(const struct bd_model *m);
-/* posts per poll that never wait for a completion: p >= this */
+/* posts per poll that never wait for a completion: p >= this (NaN: LLP_post is 0) */
 double bd_p_lower_bound(const struct bd_model *m);
-/* messages per second in millions, from an injection overhead in ns */
+/*
+ * messages per second in millions, from an injection overhead in ns; NaN
+ * when the overhead is 0: no finite rate, not a rate of 0
+ */
 double bd_mmsgs(double injection_ns);
 
 #endif

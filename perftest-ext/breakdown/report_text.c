@@ -1,6 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <math.h>
+
 #include "report.h"
 #include "whatif.h"
+
+/* "= 3.38 Mmsg/s", or why there is no rate */
+static const char *rate_text(double injection_ns, char *buf, size_t len)
+{
+	double mmsgs = bd_mmsgs(injection_ns);
+
+	if (isfinite(mmsgs))
+		snprintf(buf, len, "= %.2f Mmsg/s", mmsgs);
+	else
+		snprintf(buf, len, "(no rate: every component is 0 ns)");
+	return buf;
+}
 
 /* with the mean of the same step timed inline, when there is one */
 static void stats_row(FILE *f, const char *label, const struct bd_stats *s,
@@ -97,6 +111,7 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 
 static void text_model(FILE *f, const struct bd_model *m)
 {
+	char rate[64];
 	int c;
 
 	fprintf(f,
@@ -109,19 +124,26 @@ static void text_model(FILE *f, const struct bd_model *m)
 	fprintf(f, "  LLP_post                                   %9.2f ns\n",
 		bd_llp_post(m));
 	fprintf(f,
-		"  LLP injection overhead (Inj)               %9.2f ns  = %.2f Mmsg/s\n",
-		bd_llp_injection(m), bd_mmsgs(bd_llp_injection(m)));
+		"  LLP injection overhead (Inj)               %9.2f ns  %s\n",
+		bd_llp_injection(m),
+		rate_text(bd_llp_injection(m), rate, sizeof(rate)));
 	fprintf(f,
-		"  full injection (CPU_time)                  %9.2f ns  = %.2f Mmsg/s\n",
-		bd_full_injection(m), bd_mmsgs(bd_full_injection(m)));
+		"  full injection (CPU_time)                  %9.2f ns  %s\n",
+		bd_full_injection(m),
+		rate_text(bd_full_injection(m), rate, sizeof(rate)));
 	fprintf(f, "  LLP latency                                %9.2f ns\n",
 		bd_llp_latency(m));
 	fprintf(f, "  end-to-end latency                         %9.2f ns\n",
 		bd_end_to_end(m));
 	fprintf(f, "  gen_completion                             %9.2f ns\n",
 		bd_gen_completion(m));
-	fprintf(f, "  posts per poll never to wait: p >=         %9.2f\n",
-		bd_p_lower_bound(m));
+	if (isfinite(bd_p_lower_bound(m)))
+		fprintf(f,
+			"  posts per poll never to wait: p >=         %9.2f\n",
+			bd_p_lower_bound(m));
+	else
+		fprintf(f,
+			"  posts per poll never to wait: any p (LLP_post is 0 ns)\n");
 }
 
 static void text_what_if(FILE *f, const struct bd_model *m)
@@ -139,10 +161,16 @@ static void text_what_if(FILE *f, const struct bd_model *m)
 			if (!bd_whatif_applies(metric, m, c))
 				continue;
 			fprintf(f, "  %-14s", bd_comp_info[c].key);
-			for (i = 0; i < BD_WHATIF_STEPS; i++)
-				fprintf(f, " %6.3f",
-					bd_whatif_speedup(metric, m, c,
-							  bd_whatif_percent(i)));
+			for (i = 0; i < BD_WHATIF_STEPS; i++) {
+				double x = bd_whatif_speedup(
+					metric, m, c, bd_whatif_percent(i));
+
+				/* 0 ns reduced to 0 ns: no speedup to speak of */
+				if (isfinite(x))
+					fprintf(f, " %6.3f", x);
+				else
+					fprintf(f, " %6s", "-");
+			}
 			fputc('\n', f);
 		}
 	}
