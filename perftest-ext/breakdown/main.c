@@ -202,6 +202,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return ret;
 }
 
+/* every output file can be written, before anything is measured */
+static int check_outputs(const struct args *a)
+{
+	const char *const files[] = { a->json, a->csv, a->plot };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i] && output_check("ib_write_breakdown", files[i]))
+			return -EIO;
+	return 0;
+}
+
 /* --breakdown: the measured components replace the model's defaults */
 static int measure(struct args *a, struct bd_result **result)
 {
@@ -234,6 +246,8 @@ int main(int argc, char **argv)
 	bd_model_defaults(&a.model);
 	if (parse_args(argc, argv, &a))
 		return PERFTEST_EXIT_USAGE;
+	if (check_outputs(&a))
+		return PERFTEST_EXIT_OUTPUT;
 	if (a.breakdown) {
 		ret = measure(&a, &result);
 		if (ret) {

@@ -90,7 +90,6 @@ struct wmt_options {
 	const char *plot_file;
 	enum wmt_sweep sweep;
 	enum wmt_res sweep_res;
-	bool quiet;
 };
 
 const char *wmt_category_name(enum wmt_category cat);

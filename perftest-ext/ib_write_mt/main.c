@@ -10,7 +10,13 @@
 
 #include "layout.h"
 #include "options.h"
+#include "output_file.h"
 #include "peer.h"
+#include "plot.h"
+#include "sendloop.h"
+
+/* the shell's status for a run stopped by Ctrl-C (128 + SIGINT) */
+#define EXIT_INTERRUPTED 130
 
 #define MAX_POINTS 16
 
@@ -146,14 +152,31 @@ static int check_layouts(const struct point *p, unsigned int npoints)
 	return 0;
 }
 
+/* every output file can be written, before anything runs */
+static int check_outputs(const struct wmt_options *o)
+{
+	if (o->plot_file && !plot_terminal(o->plot_file)) {
+		fprintf(stderr,
+			"ib_write_mt: --plot=%s: a .svg or .png file, please\n",
+			o->plot_file);
+		return PERFTEST_EXIT_USAGE;
+	}
+	if ((o->json_file && output_check("ib_write_mt", o->json_file)) ||
+	    (o->csv_file && output_check("ib_write_mt", o->csv_file)) ||
+	    (o->plot_file && output_check("ib_write_mt", o->plot_file)))
+		return PERFTEST_EXIT_OUTPUT;
+	return 0;
+}
+
 static int write_outputs(const struct wmt_options *o, struct wmt_row *rows,
-			 unsigned int n)
+			 unsigned int n, bool complete)
 {
 	char err[256];
 	int ret = 0;
 
 	if (o->out_json)
-		ret = worst(ret, wmt_report_json(o->json_file, o, rows, n));
+		ret = worst(ret, wmt_report_json(o->json_file, o, rows, n,
+						 complete));
 	if (o->csv_file)
 		ret = worst(ret, wmt_report_csv(o->csv_file, rows, n));
 	if (o->plot_file) {
@@ -191,10 +214,10 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 		ops = &wmt_client_ops;
 		arg = client;
 	}
-	if (!o->quiet)
-		wmt_report_header(stdout, o);
-	for (i = 0; i < npoints; i++)
-		for (c = 0; c < CAT_COUNT; c++) {
+	wmt_report_header(stdout, o);
+	wmt_report_table_head(stdout);
+	for (i = 0; i < npoints && !wmt_interrupted; i++)
+		for (c = 0; c < CAT_COUNT && !wmt_interrupted; c++) {
 			struct wmt_row *r = &rows[n];
 			int status;
 
@@ -204,6 +227,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",
 				 points[i].name);
+			wmt_report_row(stdout, r);
 			n++;
 			ret = worst(ret, status);
 			if (status && status != PERFTEST_EXIT_UNAVAILABLE &&
@@ -218,11 +242,34 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 done:
 	if (client)
 		ret = worst(ret, wmt_client_close(client));
-	wmt_report_table(stdout, rows, n);
-	ret = worst(ret, write_outputs(o, rows, n));
+	wmt_report_table_end(stdout);
+	ret = worst(ret, write_outputs(o, rows, n, !wmt_interrupted));
+	if (wmt_interrupted) {
+		fprintf(stderr,
+			"ib_write_mt: interrupted: %u row(s) done, reported as an incomplete run\n",
+			n);
+		ret = EXIT_INTERRUPTED;
+	}
 out:
 	free(rows);
 	return ret;
+}
+
+static void interrupted(int sig)
+{
+	(void)sig;
+	wmt_interrupted = 1;
+}
+
+/* the first Ctrl-C ends the run with the rows done; a second one kills */
+static void on_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = interrupted,
+				.sa_flags = SA_RESETHAND };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int main(int argc, char **argv)
@@ -241,8 +288,12 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	ret = check_outputs(&o);
+	if (ret)
+		return ret;
 	/* a peer that goes away must not kill us with SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);
+	on_interrupt();
 	/* libmlx5 reads it when the context opens */
 	if (!o.blueflame)
 		setenv("MLX5_SHUT_UP_BF", "1", 1);

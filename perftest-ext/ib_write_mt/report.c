@@ -76,10 +76,8 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 	fputs(LINE, f);
 }
 
-void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
+void wmt_report_table_head(FILE *f)
 {
-	unsigned int i;
-
 	fprintf(f,
 		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %7s %7s %7s %s\n",
 		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
@@ -90,37 +88,39 @@ void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n)
 		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %7s %7s %7s\n",
 		"", "", "", "(bf.reg)", "", "", "", "", "alloc(maps)",
 		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB");
-	for (i = 0; i < n; i++) {
-		const struct wmt_row *r = &rows[i];
-		const struct wmt_usage *u = &r->usage;
-		char levels[64], emu[16];
+}
 
-		if (!r->ran) {
-			fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label,
-				r->point, r->l.threads,
-				r->status == PERFTEST_EXIT_UNAVAILABLE ?
-					"UNAVAILABLE" :
-					"FAILED",
-				r->reason);
-			continue;
-		}
-		wmt_row_levels(r, levels, sizeof(levels));
-		if (u->emu_uars >= 0)
-			snprintf(emu, sizeof(emu), "%d", u->emu_uars);
-		else
-			snprintf(emu, sizeof(emu), "-");
-		fprintf(f,
-			" %-16s %-12s %4u %-11s %11" PRIu64
-			" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f %s\n",
-			r->label, r->point, r->l.threads, levels, r->msgs,
-			r->mmsgs, r->mbps, u->count[RES_CTX], u->count[RES_PD],
-			u->count[RES_MR], u->count[RES_CQ], u->count[RES_QP],
-			u->tds, u->uar_pages, 2 * u->uar_pages, u->pages_used,
-			u->uuars_used,
-			(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
-			u->qp_bytes / 1024.0, u->cq_bytes / 1024.0,
-			wmt_row_mem_per_ep(r) / 1024,
-			r->verified ? "yes" : r->reason);
+void wmt_report_row(FILE *f, const struct wmt_row *r)
+{
+	const struct wmt_usage *u = &r->usage;
+	char levels[64], emu[16];
+
+	if (!r->ran) {
+		fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label, r->point,
+			r->l.threads,
+			r->status == PERFTEST_EXIT_UNAVAILABLE ? "UNAVAILABLE" :
+								 "FAILED",
+			r->reason);
+		return;
 	}
+	wmt_row_levels(r, levels, sizeof(levels));
+	if (u->emu_uars >= 0)
+		snprintf(emu, sizeof(emu), "%d", u->emu_uars);
+	else
+		snprintf(emu, sizeof(emu), "-");
+	fprintf(f,
+		" %-16s %-12s %4u %-11s %11" PRIu64
+		" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f %s\n",
+		r->label, r->point, r->l.threads, levels, r->msgs, r->mmsgs,
+		r->mbps, u->count[RES_CTX], u->count[RES_PD], u->count[RES_MR],
+		u->count[RES_CQ], u->count[RES_QP], u->tds, u->uar_pages,
+		2 * u->uar_pages, u->pages_used, u->uuars_used,
+		(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
+		u->qp_bytes / 1024.0, u->cq_bytes / 1024.0,
+		wmt_row_mem_per_ep(r) / 1024, r->verified ? "yes" : r->reason);
+}
+
+void wmt_report_table_end(FILE *f)
+{
 	fputs(LINE, f);
 }

@@ -36,9 +36,13 @@ const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 		      unsigned int value, char *buf, size_t len);
 
 void wmt_report_header(FILE *f, const struct wmt_options *o);
-void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n);
+/* the table: its head, a row as each finishes, its closing line */
+void wmt_report_table_head(FILE *f);
+void wmt_report_row(FILE *f, const struct wmt_row *r);
+void wmt_report_table_end(FILE *f);
+/* complete: false when the run was interrupted (Ctrl-C) */
 int wmt_report_json(const char *path, const struct wmt_options *o,
-		    const struct wmt_row *rows, unsigned int n);
+		    const struct wmt_row *rows, unsigned int n, bool complete);
 int wmt_report_csv(const char *path, const struct wmt_row *rows,
 		   unsigned int n);
 int wmt_report_plot(const char *path, const struct wmt_options *o,

@@ -91,7 +91,7 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 }
 
 int wmt_report_json(const char *path, const struct wmt_options *o,
-		    const struct wmt_row *rows, unsigned int n)
+		    const struct wmt_row *rows, unsigned int n, bool complete)
 {
 	struct json_writer w;
 	unsigned int i;
@@ -104,6 +104,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_string(&w, "test", "ib_write_mt");
 	json_string(&w, "connection", "RC");
 	json_string(&w, "verb", "WRITE");
+	json_bool(&w, "complete", complete);
 	json_begin_object(&w, "params");
 	json_uint(&w, "threads", o->threads);
 	json_uint(&w, "tx_depth", o->tx_depth);

@@ -320,6 +320,8 @@ static void free_run(struct run *r)
 	free(r->done);
 }
 
+volatile sig_atomic_t wmt_interrupted;
+
 static int supervise(struct run *r, const struct wmt_options *o,
 		     int (*tick)(void *arg), void *arg)
 {
@@ -336,7 +338,8 @@ static int supervise(struct run *r, const struct wmt_options *o,
 
 		nanosleep(&ts, NULL);
 		t = mono_now();
-		if (o->duration && t - start >= o->duration)
+		if ((o->duration && t - start >= o->duration) ||
+		    wmt_interrupted)
 			__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 		if (tick && t - last_tick >= 0.1) {
 			last_tick = t;

@@ -7,6 +7,7 @@
 #ifndef WMT_SENDLOOP_H
 #define WMT_SENDLOOP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,11 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	    int (*tick)(void *arg), void *arg);
 
 void wmt_run_result_free(struct wmt_run_result *res);
+
+/*
+ * Set by a signal handler (Ctrl-C): a running wmt_run stops its threads
+ * as -D's end does, and its figures stand for the time it ran.
+ */
+extern volatile sig_atomic_t wmt_interrupted;
 
 #endif

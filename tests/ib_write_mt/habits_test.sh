@@ -1,0 +1,64 @@
+#!/bin/bash
+# habits_test.sh SCENARIO: what a perftest user expects of ib_write_mt.
+#   interrupt      rows print as each ends; Ctrl-C keeps the rows done and
+#                  writes the JSON marked incomplete (exit 130)
+#   outputs-first  an output file that cannot be written stops the run
+#                  before it starts, with our message, not gnuplot's
+set -uo pipefail
+: "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+case $1 in
+interrupt)
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -D 60 \
+		--endpoints=dynamic,static --out_json_file="$dir/o.json" \
+		>"$dir/out" 2>&1 &
+	pid=$!
+	# the table's head is out: the first row runs (for 60 s unless stopped)
+	for _ in $(seq 300); do
+		grep -q "#category" "$dir/out" && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	cat "$dir/out"
+	[ "$rc" -eq 130 ] || fail "exit $rc after Ctrl-C, want 130"
+	grep -q "^ dynamic .* yes$" "$dir/out" || fail "the row done is not printed"
+	if grep -q "^ static " "$dir/out"; then fail "a row after Ctrl-C ran"; fi
+	grep -q "interrupted: 1 row(s) done" "$dir/out" || fail "no word of the interruption"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['complete'] is False and len(d['results']) == 1, d" "$dir/o.json" ||
+		fail "JSON not marked incomplete"
+	echo "ok: Ctrl-C: the row done printed and in the JSON, marked incomplete"
+	;;
+outputs-first)
+	# no device is opened: the checks come first
+	for bad in "--plot=$dir/fig.pdf:1:a .svg or .png file" \
+		"--plot=/nonexistent/f.svg:9:/nonexistent/f.svg: No such file or directory" \
+		"--csv=/nonexistent/f.csv:9:/nonexistent/f.csv: No such file or directory" \
+		"--out_json_file=$dir:9:$dir: Is a directory"; do
+		opt=${bad%%:*} rest=${bad#*:}
+		want=${rest%%:*} msg=${rest#*:}
+		rc=0
+		"$IB_WRITE_MT" --loopback --threads=2 -n 32 --endpoints=dynamic \
+			"$opt" >"$dir/out" 2>&1 || rc=$?
+		cat "$dir/out"
+		[ "$rc" -eq "$want" ] || fail "$opt: exit $rc, want $want"
+		grep -q -- "$msg" "$dir/out" || fail "$opt: not '$msg'"
+		if grep -q "#category" "$dir/out"; then fail "$opt: the run started"; fi
+		if grep -q "perftest-ext-\|gnuplot" "$dir/out"; then
+			fail "$opt: gnuplot's words"
+		fi
+		echo "ok: $opt: exit $rc before the run"
+	done
+	if [ -e "$dir/fig.pdf" ]; then fail "a file left behind"; fi
+	;;
+*)
+	echo "unknown scenario $1"
+	exit 2
+	;;
+esac
