@@ -63,15 +63,22 @@ void wmt_maps_free(struct wmt_maps *s)
 	s->n = 0;
 }
 
+/* /proc/self/maps lists mappings by address: a binary search finds one */
 static int in_snapshot(const struct wmt_maps *s, const struct wmt_mapping *m)
 {
-	size_t i;
+	size_t lo = 0, hi = s->n;
 
-	for (i = 0; i < s->n; i++)
-		if (s->m[i].start == m->start && s->m[i].end == m->end &&
-		    s->m[i].inode == m->inode && s->m[i].offset == m->offset)
-			return 1;
-	return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->m[mid].start < m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->m[lo].start == m->start &&
+	       s->m[lo].end == m->end && s->m[lo].inode == m->inode &&
+	       s->m[lo].offset == m->offset;
 }
 
 static int cmp_u64(const void *a, const void *b)

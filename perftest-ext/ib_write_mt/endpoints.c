@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 
 #include "endpoints.h"
+#include "mono_clock.h"
 #include "target.h"
 
 struct builder {
@@ -14,7 +16,26 @@ struct builder {
 	const struct wmt_options *o;
 	char *err;
 	size_t errlen;
+	/* the mappings before the context being built (after the last one) */
+	struct wmt_maps maps;
+	double start, shown; /* a progress line after a second, on a tty */
+	bool progress;
 };
+
+/* on a terminal, a setup longer than a second says how far it is */
+static void progress(struct builder *b, unsigned int done)
+{
+	double now;
+
+	if (!b->progress)
+		return;
+	now = mono_now();
+	if (now - b->start < 1 || now - b->shown < 0.25)
+		return;
+	b->shown = now;
+	fprintf(stderr, "\r ib_write_mt: setting up %s: %u of %u endpoints",
+		wmt_category_name(b->e->l.cat), done, b->e->l.nvirt);
+}
 
 static int fail(struct builder *b, int code, const char *what, int err)
 {
@@ -203,19 +224,16 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 	struct wmt_endpoints *e = b->e;
 	const struct wmt_layout *l = &e->l;
 	unsigned int v, first = c * l->vdeg[RES_CTX];
-	struct wmt_maps before, after;
 	unsigned int mappings = 0;
+	struct wmt_maps after;
 	int ret;
 
-	if (wmt_maps_snapshot(&before))
-		return fail(b, PERFTEST_EXIT_DEVICE, "/proc/self/maps", errno);
 	e->ctx[c] = ibv_open_device(dev);
-	if (!e->ctx[c]) {
-		ret = fail(b, PERFTEST_EXIT_DEVICE, "ibv_open_device", errno);
-		goto out;
-	}
+	if (!e->ctx[c])
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_open_device", errno);
 	ret = probe_context(b, c);
 	for (v = first; !ret && v < first + l->vdeg[RES_CTX]; v++) {
+		progress(b, v);
 		if (v % l->vdeg[RES_PD] == 0) {
 			e->pd[v / l->vdeg[RES_PD]] = ibv_alloc_pd(e->ctx[c]);
 			if (!e->pd[v / l->vdeg[RES_PD]])
@@ -231,14 +249,14 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 		if (!ret && v % l->vdeg[RES_QP] == 0)
 			ret = build_qp(b, v / l->vdeg[RES_QP], c);
 	}
+	/* this context's "after" is the next one's "before": one read each */
 	if (!ret && !wmt_maps_snapshot(&after)) {
 		e->usage.uar_pages += wmt_maps_device_pages(
-			&before, &after, e->ctx[c]->cmd_fd, &mappings);
+			&b->maps, &after, e->ctx[c]->cmd_fd, &mappings);
 		e->usage.uar_mappings += mappings;
-		wmt_maps_free(&after);
+		wmt_maps_free(&b->maps);
+		b->maps = after;
 	}
-out:
-	wmt_maps_free(&before);
 	return ret;
 }
 
@@ -292,7 +310,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 			const struct wmt_layout *l, struct ibv_device *dev,
 			unsigned int slots, char *err, size_t errlen)
 {
-	struct builder b = { e, o, err, errlen };
+	struct builder b = { .e = e, .o = o, .err = err, .errlen = errlen };
 	unsigned int c;
 	int ret = 0;
 
@@ -321,8 +339,17 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 		ret = fail(&b, PERFTEST_EXIT_DEVICE, "endpoint tables", ENOMEM);
 		goto err;
 	}
+	b.start = b.shown = mono_now();
+	b.progress = isatty(STDERR_FILENO);
+	if (wmt_maps_snapshot(&b.maps)) {
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "/proc/self/maps", errno);
+		goto err;
+	}
 	for (c = 0; !ret && c < l->count[RES_CTX]; c++)
 		ret = build_context(&b, dev, c);
+	wmt_maps_free(&b.maps);
+	if (b.progress && b.shown > b.start)
+		fputs("\r\033[K", stderr);
 	if (ret)
 		goto err;
 	place_threads(e);
