@@ -153,15 +153,33 @@ static int check_sharing_level(const struct wmt_options *o,
 	return PERFTEST_EXIT_USAGE;
 }
 
-/* the explicit --share-X values (and -q), checked against the category */
+/* the option the user typed that set share[r]: --share-X or -q */
+static const char *typed(const struct wmt_options *o, enum wmt_res r,
+			 unsigned int v, char *buf, size_t len)
+{
+	if (o->share[r])
+		snprintf(buf, len, "--share-%s=%u", res_names[r], v);
+	else
+		snprintf(buf, len, "-q %u", o->num_qps);
+	return buf;
+}
+
+/*
+ * The explicit --share-X values, checked against the category. -q N is
+ * perftest's: N QPs in one context (one PD, MR and CQ), each QP shared by
+ * T/N threads; with --share-X, only the QPs are -q's.
+ */
 static int apply_options(const struct wmt_options *o,
 			 const struct category_desc *c, struct wmt_layout *l,
 			 unsigned int *explicit, char *err, size_t errlen)
 {
-	unsigned int share[RES_COUNT];
+	unsigned int share[RES_COUNT], given = 0;
+	char name[48];
 	enum wmt_res r;
 
 	memcpy(share, o->share, sizeof(share));
+	for (r = 0; r < RES_COUNT; r++)
+		given |= share[r];
 	if (o->num_qps) {
 		if (o->num_qps > l->threads || l->threads % o->num_qps) {
 			snprintf(
@@ -170,23 +188,27 @@ static int apply_options(const struct wmt_options *o,
 				o->num_qps, l->threads);
 			return PERFTEST_EXIT_USAGE;
 		}
-		share[RES_QP] = l->threads / o->num_qps;
+		if (!share[RES_QP])
+			share[RES_QP] = l->threads / o->num_qps;
+		for (r = RES_CTX; !given && r <= RES_CQ; r++)
+			if (r != RES_BUF)
+				share[r] = l->threads;
 	}
 	for (r = 0; r < RES_COUNT; r++) {
 		if (!share[r])
 			continue;
 		if (share[r] > l->threads || l->threads % share[r]) {
-			snprintf(err, errlen,
-				 "--share-%s=%u: must divide --threads=%u",
-				 res_names[r], share[r], l->threads);
+			snprintf(err, errlen, "%s: must divide --threads=%u",
+				 typed(o, r, share[r], name, sizeof(name)),
+				 l->threads);
 			return PERFTEST_EXIT_USAGE;
 		}
 		if ((c->fixed & BIT(r)) && share[r] != l->deg[r]) {
 			snprintf(
 				err, errlen,
-				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
-				res_names[r], share[r], c->name, res_names[r],
-				l->deg[r]);
+				"%s contradicts --endpoints=%s, which shares each %s among %u thread(s)",
+				typed(o, r, share[r], name, sizeof(name)),
+				c->name, res_names[r], l->deg[r]);
 			return PERFTEST_EXIT_USAGE;
 		}
 		l->deg[r] = share[r];

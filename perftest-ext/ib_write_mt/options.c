@@ -74,6 +74,8 @@ static const struct option long_options[] = {
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "all", no_argument, NULL, 'a' },
+	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
 
@@ -269,9 +271,19 @@ static int parse_one(struct wmt_options *o, int c)
 	case 'h':
 		wmt_usage(stdout);
 		return 0;
+	case 'V':
 	case OPT_VERSION:
 		printf("ib_write_mt " WMT_VERSION "\n");
 		return 0;
+	case 'a':
+		/* perftest's sizes 2..8M: ours end at WMT_MAX_SIZE */
+		o->sweep = SWEEP_SIZE;
+		o->size = WMT_MAX_SIZE;
+		o->size_given = true;
+		break;
+	case 'N':
+		/* perftest: no peak bandwidth; there is none here to skip */
+		break;
 	default:
 		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
 			long long v;
@@ -381,7 +393,7 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	o->peer_timeout = 30;
 	optind = 1;
 	o->role = ROLE_SERVER;
-	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:Fh",
+	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:FhVaN",
 				long_options, NULL)) != -1) {
 		ret = parse_one(o, c == '?' ? -1 : c);
 		if (ret >= 0)

@@ -57,6 +57,27 @@ outputs-first)
 	done
 	if [ -e "$dir/fig.pdf" ]; then fail "a file left behind"; fi
 	;;
+perftest-letters)
+	"$IB_WRITE_MT" -V | grep -q "^ib_write_mt [0-9]" || fail "-V: no version"
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=4 -n 32 -q 2 -N \
+		--out_json_file="$dir/q.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "-q 2"; }
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]['resources']; \
+assert (r['contexts'], r['qps'], r['cqs']) == (1, 2, 1), r" "$dir/q.json" ||
+		fail "-q 2: not 2 QPs in one context"
+	echo "ok: -q 2: 2 QPs, one context; -N accepted"
+	rc=0
+	"$IB_WRITE_MT" --loopback --threads=16 -q 16 --endpoints=mpi+threads \
+		>"$dir/out" 2>&1 || rc=$?
+	cat "$dir/out"
+	[ "$rc" -eq 1 ] && grep -q -- "-q 16 contradicts" "$dir/out" || fail "-q error"
+	if grep -q -- "--share" "$dir/out"; then fail "a flag not typed is named"; fi
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=1 -n 16 -a \
+		--endpoints=dynamic --csv="$dir/a.csv" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "-a"; }
+	[ "$(tail -n +2 "$dir/a.csv" | cut -d, -f2 | tr '\n' ' ')" = \
+		"$(for i in $(seq 1 16); do printf 'size=%d ' $((1 << i)); done)" ] ||
+		fail "-a: sizes $(tail -n +2 "$dir/a.csv" | cut -d, -f2 | tr '\n' ' ')"
+	echo "ok: -V, -a (2..65536), -q 16 refused naming -q"
+	;;
 *)
 	echo "unknown scenario $1"
 	exit 2

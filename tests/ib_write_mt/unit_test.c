@@ -19,12 +19,14 @@
 #include "options.h"
 #include "verify.h"
 
+/* the last resolve's error message */
+static char err_text[256];
+
 static int resolve(struct wmt_options *o, enum wmt_category cat,
 		   struct wmt_layout *l)
 {
-	char err[256];
-
-	return wmt_layout_resolve(o, cat, 16, l, err, sizeof(err));
+	err_text[0] = 0;
+	return wmt_layout_resolve(o, cat, 16, l, err_text, sizeof(err_text));
 }
 
 static void test_categories(void **state)
@@ -88,11 +90,19 @@ static void test_sharing_rules(void **state)
 	memset(&o, 0, sizeof(o));
 	o.share[RES_QP] = 2;
 	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), PERFTEST_EXIT_USAGE);
-	/* -q N is --share-qp=T/N */
+	/* -q N is perftest's: N QPs in one context */
 	memset(&o, 0, sizeof(o));
 	o.num_qps = 4;
 	assert_int_equal(resolve(&o, CAT_XWAY, &l), 0);
 	assert_int_equal(l.count[RES_QP], 4);
+	assert_int_equal(l.count[RES_CTX], 1);
+	assert_int_equal(l.count[RES_CQ], 1);
+	/* an error names -q, the option typed, not --share-qp */
+	memset(&o, 0, sizeof(o));
+	o.num_qps = 16;
+	assert_int_equal(resolve(&o, CAT_MPI_THREADS, &l), PERFTEST_EXIT_USAGE);
+	assert_non_null(strstr(err_text, "-q 16 contradicts"));
+	assert_null(strstr(err_text, "--share"));
 	/* buffers are not tied to MRs */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_BUF] = 16;
