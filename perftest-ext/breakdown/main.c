@@ -20,6 +20,7 @@
 #include "parse_number.h"
 #include "plot.h"
 #include "report.h"
+#include "version.h"
 
 enum {
 	OPT_BREAKDOWN = 0x100,
@@ -33,11 +34,13 @@ enum {
 	OPT_PLOT,
 	OPT_PLOT_DIR,
 	OPT_HELP,
+	OPT_VERSION,
 	OPT_COMP, /* + component */
 };
 
 struct args {
 	bool breakdown, what_if;
+	bool iters_given, signal_given;
 	struct bd_measure_opts mo;
 	bool out_json;
 	const char *json, *csv, *plot, *plot_dir;
@@ -62,6 +65,7 @@ static void usage(FILE *f)
 		"  --iters=N           samples per figure (default 20000)\n"
 		"  --signal-every=N    one signaled write in N (default 16)\n"
 		"  --ib-dev=NAME       device (default: the first)\n"
+		"  -h, --help          this text;  -V, --version  the version\n"
 		"output (perftest's spellings, as ib_write_mt's):\n"
 		"  --out_json          JSON report to --out_json_file (default %s)\n"
 		"  --out_json_file=F   JSON report to F (also --json=F)\n"
@@ -105,6 +109,27 @@ static int parse_uint(const char *opt, const char *s, unsigned int *v)
 	return 0;
 }
 
+/* an option that would do nothing in the mode asked for is an error */
+static int check_mode(const struct args *a)
+{
+	const char *what = NULL;
+
+	if (!a->what_if && a->plot)
+		what = "--plot draws the what-if: add --what-if";
+	else if (!a->what_if && a->plot_dir)
+		what = "--plot-dir holds the what-if's points and plots: add --what-if";
+	else if (!a->breakdown && a->mo.device)
+		what = "--ib-dev names the device --breakdown times: add --breakdown";
+	else if (!a->breakdown && a->iters_given)
+		what = "--iters counts --breakdown's samples: add --breakdown";
+	else if (!a->breakdown && a->signal_given)
+		what = "--signal-every paces --breakdown's posts: add --breakdown";
+	if (!what)
+		return 0;
+	fprintf(stderr, "ib_write_breakdown: %s\n", what);
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option fixed[] = {
@@ -120,6 +145,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "plot-dir", required_argument, NULL, OPT_PLOT_DIR },
 		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
 	};
 	const int nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + BD_NCOMP + 1] = {};
@@ -131,7 +157,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		opts[nfixed + c] =
 			(struct option){ bd_comp_info[c].key, required_argument,
 					 NULL, OPT_COMP + c };
-	while (!ret && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BREAKDOWN:
 			a->breakdown = true;
@@ -141,10 +167,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_ITERS:
 			ret = parse_uint("iters", optarg, &a->mo.iters);
+			a->iters_given = true;
 			break;
 		case OPT_SIGNAL:
 			ret = parse_uint("signal-every", optarg,
 					 &a->mo.signal_every);
+			a->signal_given = true;
 			break;
 		case OPT_DEV:
 			a->mo.device = optarg;
@@ -165,8 +193,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_PLOT_DIR:
 			a->plot_dir = optarg;
 			break;
+		case 'h':
 		case OPT_HELP:
 			usage(stdout);
+			exit(0);
+		case 'V':
+		case OPT_VERSION:
+			printf("ib_write_breakdown " PERFTEST_EXT_VERSION "\n");
 			exit(0);
 		default:
 			if (c < OPT_COMP || c >= OPT_COMP + BD_NCOMP) {
@@ -186,11 +219,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			argv[optind]);
 		ret = -EINVAL;
 	}
-	if (!ret && a->plot && !a->what_if) {
-		fprintf(stderr,
-			"ib_write_breakdown: --plot draws the what-if: add --what-if\n");
-		ret = -EINVAL;
-	}
+	if (!ret)
+		ret = check_mode(a);
 	if (!ret && a->plot && !plot_terminal(a->plot)) {
 		fprintf(stderr,
 			"ib_write_breakdown: --plot=%s: a .svg or .png file\n",

@@ -10,8 +10,8 @@
 #include "options.h"
 #include "output_file.h"
 #include "parse_number.h"
+#include "version.h"
 
-#define WMT_VERSION "1.0"
 #define WMT_MAX_THREADS 1024
 #define WMT_MAX_SIZE 65536
 
@@ -273,7 +273,7 @@ static int parse_one(struct wmt_options *o, int c)
 		return 0;
 	case 'V':
 	case OPT_VERSION:
-		printf("ib_write_mt " WMT_VERSION "\n");
+		printf("ib_write_mt " PERFTEST_EXT_VERSION "\n");
 		return 0;
 	case 'a':
 		/* perftest's sizes 2..8M: ours end at WMT_MAX_SIZE */
