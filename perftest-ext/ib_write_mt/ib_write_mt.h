@@ -63,6 +63,7 @@ struct wmt_options {
 	int gid_index; /* -1: none (IB), else use a GRH */
 	unsigned int tcp_port;
 	unsigned int threads;
+	bool threads_given; /* --threads on the command line */
 	unsigned int size;
 	bool size_given; /* -s on the command line */
 	uint64_t iters;
@@ -77,6 +78,7 @@ struct wmt_options {
 	bool pin;
 	enum wmt_poll poll;
 	unsigned int categories; /* bit mask of enum wmt_category */
+	bool categories_given; /* --endpoints or --sharing */
 	unsigned int sharing; /* --sharing: 0 = the category's */
 	unsigned int share[RES_COUNT]; /* 0 = not given */
 	enum wmt_role role;

@@ -221,6 +221,7 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case OPT_THREADS:
 		NUM(threads, 1, WMT_MAX_THREADS, "--threads");
+		o->threads_given = true;
 		break;
 	case OPT_SHARING:
 		NUM(sharing, 1, 3, "--sharing (1, 2 or 3)");
@@ -232,6 +233,7 @@ static int parse_one(struct wmt_options *o, int c)
 		NUM(peer_timeout, 1, 86400, "--peer-timeout");
 		break;
 	case OPT_ENDPOINTS:
+		o->categories_given = true;
 		o->categories = wmt_parse_categories(optarg);
 		if (!o->categories)
 			return usage_error(

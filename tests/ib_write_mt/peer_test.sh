@@ -51,6 +51,18 @@ two-process)
 	expect server 0 "shared-uuar, 4 threads: every slot and guard verified"
 	[ "$(grep -c ' yes$' "$dir/client")" -eq 7 ] || { echo "FAIL: not 7 rows verified"; failed=1; }
 	;;
+server-table)
+	# the server's own table and JSON; the client's workload wins, said so
+	start server "${server[@]}" --threads=3 -s 64 --out_json_file="$dir/server.json"
+	start client "${client[@]/--endpoints=dynamic/--endpoints=dynamic,static}" --threads=4
+	expect client 0 "static .* yes$"
+	expect server 0 "note: --threads=3 given here; the client's 4 apply"
+	grep -q "note: -s 64 given here; the client's 2 apply" "$dir/server" || { echo "FAIL: no -s note"; failed=1; }
+	grep -q "^ static  *4  *2  *4  *800  yes$" "$dir/server" || { echo "FAIL: no server table row"; failed=1; }
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['role'] == 'server' and d['complete'] and [r['category'] for r in d['results']] == ['dynamic', 'static'], d" \
+		"$dir/server.json" || { echo "FAIL: server JSON"; failed=1; }
+	;;
 client-malformed)
 	start fake "${fake[@]}" server-bad-magic "$port"
 	start client "${client[@]}"
