@@ -92,6 +92,7 @@ struct wmt_options {
 	const char *plot_file;
 	enum wmt_sweep sweep;
 	enum wmt_res sweep_res;
+	bool wide; /* --wide: every column of the table */
 };
 
 const char *wmt_category_name(enum wmt_category cat);

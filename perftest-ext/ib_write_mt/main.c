@@ -215,7 +215,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 		arg = client;
 	}
 	wmt_report_header(stdout, o);
-	wmt_report_table_head(stdout);
+	wmt_report_table_head(stdout, o->wide);
 	for (i = 0; i < npoints && !wmt_interrupted; i++)
 		for (c = 0; c < CAT_COUNT && !wmt_interrupted; c++) {
 			struct wmt_row *r = &rows[n];
@@ -227,7 +227,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",
 				 points[i].name);
-			wmt_report_row(stdout, r);
+			wmt_report_row(stdout, r, o->wide);
 			n++;
 			ret = worst(ret, status);
 			if (status && status != PERFTEST_EXIT_UNAVAILABLE &&
@@ -242,7 +242,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 done:
 	if (client)
 		ret = worst(ret, wmt_client_close(client));
-	wmt_report_table_end(stdout);
+	wmt_report_table_end(stdout, o->wide);
 	ret = worst(ret, write_outputs(o, rows, n, !wmt_interrupted));
 	if (wmt_interrupted) {
 		fprintf(stderr,
@@ -299,6 +299,8 @@ int main(int argc, char **argv)
 		setenv("MLX5_SHUT_UP_BF", "1", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dev = find_device(&o, &list);
+	if (dev) /* the header and JSON name the device the run used */
+		o.ib_dev = ibv_get_device_name(dev);
 	if (!dev)
 		ret = PERFTEST_EXIT_DEVICE;
 	else if (o.role == ROLE_SERVER)

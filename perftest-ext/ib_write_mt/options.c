@@ -34,6 +34,7 @@ enum {
 	OPT_SWEEP,
 	OPT_PLOT,
 	OPT_VERSION,
+	OPT_WIDE,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "all", no_argument, NULL, 'a' },
+	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
@@ -282,6 +284,9 @@ static int parse_one(struct wmt_options *o, int c)
 		o->sweep = SWEEP_SIZE;
 		o->size = WMT_MAX_SIZE;
 		o->size_given = true;
+		break;
+	case OPT_WIDE:
+		o->wide = true;
 		break;
 	case 'N':
 		/* perftest: no peak bandwidth; there is none here to skip */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -42,8 +43,26 @@ const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 	return buf;
 }
 
-#define LINE                                                                   \
-	"---------------------------------------------------------------------------------------------------------------------------\n"
+/* the compact table fits 120 columns; --wide has every figure */
+#define WIDTH_COMPACT 114
+#define WIDTH_WIDE 190
+
+static void line(FILE *f, bool wide)
+{
+	int i;
+
+	for (i = 0; i < (wide ? WIDTH_WIDE : WIDTH_COMPACT); i++)
+		fputc('-', f);
+	fputc('\n', f);
+}
+
+bool wmt_emulated(void)
+{
+	return getenv("MLX5EMU_UAR") != NULL;
+}
+
+const char wmt_emulated_note[] =
+	"emulated rates measure the emulator's software NIC, not a device; the resources (contexts, QPs, UAR pages, memory) are the device's";
 
 void wmt_report_header(FILE *f, const struct wmt_options *o)
 {
@@ -53,9 +72,15 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		snprintf(run, sizeof(run), "%u s", o->duration);
 	else
 		snprintf(run, sizeof(run), "%" PRIu64 " per thread", o->iters);
-	fputs(LINE, f);
+	line(f, o->wide);
 	fputs("                    RDMA_Write multithreaded message rate (ib_write_mt)\n",
 	      f);
+	fprintf(f, " Device          : %s%s\n", o->ib_dev ? o->ib_dev : "?",
+		wmt_emulated() ? " (emulated by mlx5emu)" : "");
+	if (wmt_emulated())
+		fputs(" Note            : emulated rates measure the emulator's software NIC, not a device;\n"
+		      "                   the resources (contexts, QPs, UAR pages, memory) are the device's\n",
+		      f);
 	fprintf(f,
 		" Connection type : RC\t\tUsing %s\n"
 		" TX depth        : %u\t\tPost list  : %s\n"
@@ -71,17 +96,30 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		wmt_swept(o, SWEEP_THREADS, o->threads, thr, sizeof(thr)),
 		o->duration ? "Duration   " : "Iterations ", run,
 		wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)));
-	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg), emu = mlx5emu stat\n",
+	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg),\n"
+	      "            emu = mlx5emu stat; levels: threads per mapping level (man ib_write_mt)\n",
 	      f);
-	fputs(LINE, f);
+	line(f, o->wide);
 }
 
-void wmt_report_table_head(FILE *f)
+void wmt_report_table_head(FILE *f, bool wide)
 {
+	if (!wide) {
+		fprintf(f,
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %s\n",
+			"#category", "point", "thr", "levels", "Mmsg/s",
+			"MiB/s", "ctx", "cq", "qp", "UAR", "uUAR", "UAR",
+			"mem/ep", "verified");
+		fprintf(f,
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s\n",
+			"", "", "", "", "", "", "", "", "", "maps", "used",
+			"emu", "KiB");
+		return;
+	}
 	fprintf(f,
 		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %7s %7s %7s %s\n",
 		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
-		"MB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
+		"MiB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
 		"UAR", "uUAR", "wasted", "UAR", "QPbuf", "CQbuf", "mem/ep",
 		"verified");
 	fprintf(f,
@@ -90,13 +128,13 @@ void wmt_report_table_head(FILE *f)
 		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB");
 }
 
-void wmt_report_row(FILE *f, const struct wmt_row *r)
+void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 {
 	const struct wmt_usage *u = &r->usage;
 	char levels[64], emu[16];
 
 	if (!r->ran) {
-		fprintf(f, " %-16s %-12s %4u %s: %s\n", r->label, r->point,
+		fprintf(f, " %-15s %-11s %4u %s: %s\n", r->label, r->point,
 			r->l.threads,
 			r->status == PERFTEST_EXIT_UNAVAILABLE ? "UNAVAILABLE" :
 								 "FAILED",
@@ -108,6 +146,16 @@ void wmt_report_row(FILE *f, const struct wmt_row *r)
 		snprintf(emu, sizeof(emu), "%d", u->emu_uars);
 	else
 		snprintf(emu, sizeof(emu), "-");
+	if (!wide) {
+		fprintf(f,
+			" %-15s %-11s %4u %-11s %9.3f %9.2f %4u %4u %4u %5u %5u %4s %7.1f %s\n",
+			r->label, r->point, r->l.threads, levels, r->mmsgs,
+			r->mbps, u->count[RES_CTX], u->count[RES_CQ],
+			u->count[RES_QP], u->uar_pages, u->uuars_used, emu,
+			wmt_row_mem_per_ep(r) / 1024,
+			r->verified ? "yes" : r->reason);
+		return;
+	}
 	fprintf(f,
 		" %-16s %-12s %4u %-11s %11" PRIu64
 		" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f %s\n",
@@ -120,7 +168,7 @@ void wmt_report_row(FILE *f, const struct wmt_row *r)
 		wmt_row_mem_per_ep(r) / 1024, r->verified ? "yes" : r->reason);
 }
 
-void wmt_report_table_end(FILE *f)
+void wmt_report_table_end(FILE *f, bool wide)
 {
-	fputs(LINE, f);
+	line(f, wide);
 }

@@ -35,11 +35,16 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len);
 const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 		      unsigned int value, char *buf, size_t len);
 
+/* is the device mlx5emu's (the run is under `mlx5emu run`) */
+bool wmt_emulated(void);
+/* what an emulated rate measures, said once in the header and JSON */
+extern const char wmt_emulated_note[];
+
 void wmt_report_header(FILE *f, const struct wmt_options *o);
 /* the table: its head, a row as each finishes, its closing line */
-void wmt_report_table_head(FILE *f);
-void wmt_report_row(FILE *f, const struct wmt_row *r);
-void wmt_report_table_end(FILE *f);
+void wmt_report_table_head(FILE *f, bool wide);
+void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide);
+void wmt_report_table_end(FILE *f, bool wide);
 /* complete: false when the run was interrupted (Ctrl-C) */
 int wmt_report_json(const char *path, const struct wmt_options *o,
 		    const struct wmt_row *rows, unsigned int n, bool complete);

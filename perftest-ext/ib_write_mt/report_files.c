@@ -105,6 +105,9 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_string(&w, "connection", "RC");
 	json_string(&w, "verb", "WRITE");
 	json_bool(&w, "complete", complete);
+	json_string(&w, "device", o->ib_dev);
+	json_bool(&w, "emulated", wmt_emulated());
+	json_string(&w, "note", wmt_emulated() ? wmt_emulated_note : NULL);
 	json_begin_object(&w, "params");
 	json_uint(&w, "threads", o->threads);
 	json_uint(&w, "tx_depth", o->tx_depth);
@@ -139,7 +142,7 @@ static const char *const csv_columns[] = {
 	"msgs",
 	"seconds",
 	"mmsg_per_s",
-	"mb_per_s",
+	"mib_per_s",
 	"levels",
 	"contexts",
 	"pds",

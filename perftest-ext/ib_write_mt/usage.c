@@ -44,6 +44,7 @@ static const char usage_rest[] =
 	"  -I, --inline_size=B     inline messages up to B bytes (default 220; 0 = off)\n"
 	"  -q, --qp=N              N QPs in one context, each shared by T/N threads (xway)\n"
 	"  -a, --all               every size, 2 to 65536 bytes (--sweep=size -s 65536)\n"
+	"      --wide              every column (pd, mr, td, #msgs, uUARs, buffers)\n"
 	"  -N, --noPeak            accepted: no peak bandwidth is computed anyway\n"
 	"      --perform_warm_up   2*D writes per thread before the timed phase\n"
 	"      --blueflame=on|off  off sets MLX5_SHUT_UP_BF=1 before the device opens\n"

@@ -57,6 +57,27 @@ outputs-first)
 	done
 	if [ -e "$dir/fig.pdf" ]; then fail "a file left behind"; fi
 	;;
+table)
+	# fits 120 columns, names the device, says once what emulated rates are
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -n 32 \
+		--endpoints=dynamic,static --out_json_file="$dir/t.json" >"$dir/out" 2>&1 ||
+		{ cat "$dir/out"; fail "run"; }
+	cat "$dir/out"
+	width=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$dir/out")
+	[ "$width" -le 120 ] || fail "the table is $width columns wide"
+	grep -q "^ Device          : mlx5_0 (emulated by mlx5emu)$" "$dir/out" || fail "no device"
+	[ "$(grep -c "emulated rates measure the emulator" "$dir/out")" -eq 1 ] ||
+		fail "the emulation note not said once"
+	grep -q "MiB/s" "$dir/out" || fail "no MiB/s"
+	grep -q "Message size    : 2 bytes" "$dir/out" || fail "no message size"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['emulated'] is True and 'emulator' in d['note'] and d['device'] == 'mlx5_0', d" \
+		"$dir/t.json" || fail "JSON: device, emulated, note"
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -n 32 --wide \
+		--endpoints=dynamic >"$dir/wide" 2>&1 || fail "--wide"
+	grep -q "#msgs .* QPbuf" "$dir/wide" || fail "--wide without every column"
+	echo "ok: 120 columns, device and emulation said once, --wide has the rest"
+	;;
 perftest-letters)
 	"$IB_WRITE_MT" -V | grep -q "^ib_write_mt [0-9]" || fail "-V: no version"
 	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=4 -n 32 -q 2 -N \

@@ -37,6 +37,6 @@ echo "launcher exit status $rc"
 grep -q "Using client" "$dir/client" || { echo "FAIL: rank 1 was not the client"; exit 1; }
 grep -q "mpi+threads, 2 threads: every slot and guard verified" "$dir/server" ||
 	{ echo "FAIL: rank 0 did not serve"; exit 1; }
-[ "$(grep -c ' yes$' "$dir/client")" -eq 2 ] || { echo "FAIL: rows not verified"; exit 1; }
+[ "$(grep -c ' L[1-4]:.* yes$' "$dir/client")" -eq 2 ] || { echo "FAIL: rows not verified"; exit 1; }
 [ -z "$(jobs -rp)" ] || { echo "FAIL: processes left behind"; exit 1; }
 echo ok
