@@ -78,6 +78,8 @@ struct wmt_options {
 	bool pin;
 	enum wmt_poll poll;
 	unsigned int categories; /* bit mask of enum wmt_category */
+	unsigned char order[CAT_COUNT]; /* the categories in the rows' order */
+	unsigned int ncats;
 	bool categories_given; /* --endpoints or --sharing */
 	unsigned int sharing; /* --sharing: 0 = the category's */
 	unsigned int share[RES_COUNT]; /* 0 = not given */

@@ -54,6 +54,8 @@ struct wmt_category_set {
 	const char *name;
 	const char *help; /* NULL: --help lists the categories */
 	unsigned int mask; /* of enum wmt_category */
+	unsigned char members[CAT_COUNT]; /* in the order the rows come */
+	unsigned int n;
 };
 
 #define WMT_NSETS 2

@@ -196,7 +196,7 @@ static unsigned int npoints;
 
 static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 {
-	unsigned int i, c, n = 0;
+	unsigned int i, k, n = 0;
 	struct wmt_client *client = NULL;
 	struct wmt_loopback lb = { .dev = dev };
 	const struct wmt_target_ops *ops = &wmt_loopback_ops;
@@ -217,12 +217,11 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 	wmt_report_header(stdout, o);
 	wmt_report_table_head(stdout, o->wide);
 	for (i = 0; i < npoints && !wmt_interrupted; i++)
-		for (c = 0; c < CAT_COUNT && !wmt_interrupted; c++) {
+		for (k = 0; k < o->ncats && !wmt_interrupted; k++) {
 			struct wmt_row *r = &rows[n];
+			unsigned int c = o->order[k];
 			int status;
 
-			if (!(points[i].o.categories & (1u << c)))
-				continue;
 			lb.o = &points[i].o;
 			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",

@@ -89,31 +89,46 @@ static int usage_error(const char *fmt, const char *arg)
 	return PERFTEST_EXIT_USAGE;
 }
 
-unsigned int wmt_parse_categories(const char *list)
+/* cat at the end of o's row order, unless it is there already */
+static void add_in_order(struct wmt_options *o, unsigned int cat)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ncats; i++)
+		if (o->order[i] == cat)
+			return;
+	o->order[o->ncats++] = cat;
+	o->categories |= 1u << cat;
+}
+
+int wmt_parse_categories(struct wmt_options *o, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
-	unsigned int mask = 0, i;
+	unsigned int i;
+	int ret = 0;
 
+	o->categories = o->ncats = 0;
 	if (!copy)
-		return 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned int m = 0;
+		const struct wmt_category_set *set = NULL;
+		int cat = -1;
 
 		for (i = 0; i < CAT_COUNT; i++)
 			if (!strcmp(tok, wmt_category_name(i)))
-				m = 1u << i;
+				cat = i;
 		for (i = 0; i < WMT_NSETS; i++)
 			if (!strcmp(tok, wmt_category_sets[i].name))
-				m = wmt_category_sets[i].mask;
-		if (!m) {
-			mask = 0;
-			break;
-		}
-		mask |= m;
+				set = &wmt_category_sets[i];
+		if (cat >= 0)
+			add_in_order(o, cat);
+		for (i = 0; set && i < set->n; i++)
+			add_in_order(o, set->members[i]);
+		ret = cat < 0 && !set ? -1 : 0;
 	}
 	free(copy);
-	return mask;
+	return ret;
 }
 
 static int parse_sweep(struct wmt_options *o, const char *arg)
@@ -236,8 +251,7 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case OPT_ENDPOINTS:
 		o->categories_given = true;
-		o->categories = wmt_parse_categories(optarg);
-		if (!o->categories)
+		if (wmt_parse_categories(o, optarg))
 			return usage_error(
 				"--endpoints=%s: unknown category (see --help)",
 				optarg);
@@ -424,15 +438,15 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 		any_share |= o->share[i] != 0;
 	if (!o->categories) {
 		if (o->sharing == 1)
-			o->categories = 1u << CAT_DYNAMIC;
+			add_in_order(o, CAT_DYNAMIC);
 		else if (o->sharing == 2)
-			o->categories = 1u << CAT_SHARED_DYNAMIC;
+			add_in_order(o, CAT_SHARED_DYNAMIC);
 		else if (o->sharing == 3)
-			o->categories = 1u << CAT_SHARED_UUAR;
+			add_in_order(o, CAT_SHARED_UUAR);
 		else if (any_share || o->num_qps || o->sweep == SWEEP_SHARE)
-			o->categories = 1u << CAT_XWAY;
+			add_in_order(o, CAT_XWAY);
 		else
-			o->categories = wmt_category_sets[0].mask;
+			wmt_parse_categories(o, wmt_category_sets[0].name);
 	}
 	if (o->out_json && !o->json_file)
 		o->json_file = PERFTEST_JSON_DEFAULT;

@@ -17,6 +17,10 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv);
 void wmt_usage(FILE *f);
 
 /* the categories of a --endpoints list; 0 if a name is unknown */
-unsigned int wmt_parse_categories(const char *list);
+/*
+ * --endpoints=LIST into o->categories and o->order (the rows' order, as
+ * listed; a set in its own order). -1 on an unknown name.
+ */
+int wmt_parse_categories(struct wmt_options *o, const char *list);
 
 #endif

@@ -86,16 +86,13 @@ static const char usage_rest[] =
 	"\n";
 
 /* "dynamic,shared-dynamic,.." for a mask of categories */
-static void print_names(FILE *f, unsigned int mask)
+static void print_names(FILE *f, const struct wmt_category_set *set)
 {
-	const char *sep = "";
-	unsigned int c;
+	unsigned int i;
 
-	for (c = 0; c < CAT_COUNT; c++)
-		if (mask & 1u << c) {
-			fprintf(f, "%s%s", sep, wmt_category_name(c));
-			sep = ",";
-		}
+	for (i = 0; i < set->n; i++)
+		fprintf(f, "%s%s", i ? "," : "",
+			wmt_category_name(set->members[i]));
 }
 
 void wmt_usage(FILE *f)
@@ -121,7 +118,7 @@ void wmt_usage(FILE *f)
 		if (set->help)
 			fputs(set->help, f);
 		else
-			print_names(f, set->mask);
+			print_names(f, set);
 		fputc('\n', f);
 	}
 	fputs(usage_rest, f);

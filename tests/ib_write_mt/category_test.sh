@@ -35,3 +35,12 @@ echo "ok: levels, 1 thread: only dynamic runs, the others say why"
 run 0 --threads=4 --endpoints=levels
 grep -q "^ shared-uuar .* L3:4 .* yes$" "$dir/out" || fail "shared-uuar, 4 threads"
 echo "ok: levels, 4 threads: every row its own level"
+
+# rows come in the order asked for; levels in level order 1, 2, 3, 4
+order=$(awk '/^ (dynamic|shared-dynamic|shared-uuar|mpi\+threads|static) /{ printf "%s ", $1 }' "$dir/out")
+[ "$order" = "dynamic shared-dynamic shared-uuar mpi+threads " ] ||
+	fail "levels in the order '$order'"
+run 0 --threads=2 --endpoints=static,dynamic
+order=$(awk '/^ (dynamic|static) /{ printf "%s ", $1 }' "$dir/out")
+[ "$order" = "static dynamic " ] || fail "static,dynamic ran as '$order'"
+echo "ok: rows in the order asked for"

@@ -324,8 +324,8 @@ static void test_help(void **state)
 		assert_non_null(strstr(text, line));
 	}
 	assert_non_null(strstr(text,
-			       "levels = dynamic,shared-dynamic,mpi+threads,"
-			       "shared-uuar\n"));
+			       "levels = dynamic,shared-dynamic,shared-uuar,"
+			       "mpi+threads\n"));
 	assert_non_null(strstr(text, "  5  malformed, truncated"));
 	free(text);
 }
