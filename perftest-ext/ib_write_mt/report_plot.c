@@ -31,8 +31,9 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 		const struct wmt_row *r = &rows[i];
 		bool ok = r->ran && !r->status;
 
-		snprintf(names[i], sizeof(names[i]), "%s%s%s", r->label,
-			 r->point[0] ? " " : "", r->point);
+		/* a row not run: no bars, and its label says why */
+		snprintf(names[i], sizeof(names[i]), "%s%s%s%s", r->label,
+			 r->point[0] ? " " : "", r->point, ok ? "" : " (n/a)");
 		labels[i] = names[i];
 		v[S_RATE * n + i] = ok ? r->mmsgs : NAN;
 		v[S_UARS * n + i] = ok ? r->usage.uar_pages : NAN;
