@@ -149,15 +149,19 @@ static void csv_row(struct csv_writer *w, const char *section, const char *name,
 	csv_end_row(w);
 }
 
-/* a model figure: one value, no spread */
+/* a model figure: one value in mean_ns; no sample, so no spread or n */
 static void csv_value(struct csv_writer *w, const char *section,
 		      const char *name, double v, const char *source)
 {
-	struct bd_stats s = {
-		.n = 1, .mean = v, .median = v, .p5 = v, .p95 = v
-	};
+	int k;
 
-	csv_row(w, section, name, &s, source);
+	csv_string(w, section);
+	csv_string(w, name);
+	csv_double(w, v);
+	for (k = 0; k < 5; k++) /* median, sd, p5, p95, n */
+		csv_string(w, "");
+	csv_string(w, source);
+	csv_end_row(w);
 }
 
 int bd_report_csv(const char *path, const struct bd_report *r)

@@ -81,11 +81,12 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 
 		snprintf(label, sizeof(label), "%d %s%s", k + 1,
 			 bd_comp_info[k].label,
-			 k == BD_POST_MISC ? " (timed steps)" : "");
+			 k == BD_POST_MISC ? " (timed steps, not modelled)" :
+					     "");
 		stats_row(f, label, &r->cat[k], NULL);
 	}
 	fprintf(f,
-		"  misc as the rest (LLP_post - the four above, means): %.2f ns\n",
+		"  misc as the rest (LLP_post - the four above, means): %.2f ns: the model's post-misc\n",
 		r->misc_rest);
 
 	stats_head(f, "whole operations (ns)", NULL);
@@ -109,8 +110,46 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 			"  disturbs the machine; its spread shows how much)\n");
 }
 
+#define C(x) (1u << (x))
+#define LLP_POST                                                               \
+	(C(BD_DESC_SETUP) | C(BD_DESC_BARRIER) | C(BD_DB_BARRIER) |            \
+	 C(BD_PIO_COPY) | C(BD_POST_MISC))
+#define LLP_LATENCY                                                            \
+	(LLP_POST | C(BD_PCIE) | C(BD_WIRE) | C(BD_SWITCH) |                   \
+	 C(BD_RC_TO_MEM_8) | C(BD_LLP_PROG))
+#define GEN_COMPLETION                                                         \
+	(C(BD_PCIE) | C(BD_WIRE) | C(BD_SWITCH) | C(BD_RC_TO_MEM_64))
+
+/*
+ * Where a model's inputs come from, on its own line: "measured + paper"
+ * says that a measured figure is combined with the paper's ThunderX2
+ * constants.
+ */
+static const char *from(const struct bd_model *m, unsigned int comps, char *buf,
+			size_t len)
+{
+	unsigned int seen = 0, c;
+	size_t off = 0;
+	int src;
+
+	for (c = 0; c < BD_NCOMP; c++)
+		if (comps & C(c))
+			seen |= 1u << m->src[c];
+	buf[0] = 0;
+	for (src = BD_SRC_MEASURED; src >= 0; src--)
+		if (seen & (1u << src))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? " + " : "[", bd_source_name(src));
+	if (seen & (1u << BD_SRC_PAPER | 1u << BD_SRC_ASSUMED))
+		off += snprintf(buf + off, len - off, " (ThunderX2)");
+	snprintf(buf + off, len - off, "]");
+	return buf;
+}
+
 static void text_model(FILE *f, const struct bd_model *m)
 {
+	char src[80];
+
 	char rate[64];
 	int c;
 
@@ -121,22 +160,37 @@ static void text_model(FILE *f, const struct bd_model *m)
 			bd_comp_info[c].label, m->ns[c],
 			bd_source_name(m->src[c]));
 	fprintf(f, "\nmodels\n");
-	fprintf(f, "  LLP_post                                   %9.2f ns\n",
-		bd_llp_post(m));
 	fprintf(f,
-		"  LLP injection overhead (Inj)               %9.2f ns  %s\n",
+		"  LLP_post                                   %9.2f ns  %s\n",
+		bd_llp_post(m), from(m, LLP_POST, src, sizeof(src)));
+	fprintf(f,
+		"  LLP injection overhead (Inj)               %9.2f ns  %s  %s\n",
 		bd_llp_injection(m),
-		rate_text(bd_llp_injection(m), rate, sizeof(rate)));
+		rate_text(bd_llp_injection(m), rate, sizeof(rate)),
+		from(m,
+		     LLP_POST | C(BD_LLP_PROG) | C(BD_BUSY_POST) |
+			     C(BD_MEAS_UPDATE),
+		     src, sizeof(src)));
 	fprintf(f,
-		"  full injection (CPU_time)                  %9.2f ns  %s\n",
+		"  full injection (CPU_time)                  %9.2f ns  %s  %s\n",
 		bd_full_injection(m),
-		rate_text(bd_full_injection(m), rate, sizeof(rate)));
-	fprintf(f, "  LLP latency                                %9.2f ns\n",
-		bd_llp_latency(m));
-	fprintf(f, "  end-to-end latency                         %9.2f ns\n",
-		bd_end_to_end(m));
-	fprintf(f, "  gen_completion                             %9.2f ns\n",
-		bd_gen_completion(m));
+		rate_text(bd_full_injection(m), rate, sizeof(rate)),
+		from(m,
+		     LLP_POST | C(BD_HLP_POST) | C(BD_POST_PROG) |
+			     C(BD_FULL_MISC),
+		     src, sizeof(src)));
+	fprintf(f,
+		"  LLP latency                                %9.2f ns  %s\n",
+		bd_llp_latency(m), from(m, LLP_LATENCY, src, sizeof(src)));
+	fprintf(f,
+		"  end-to-end latency                         %9.2f ns  %s\n",
+		bd_end_to_end(m),
+		from(m, LLP_LATENCY | C(BD_HLP_POST) | C(BD_HLP_RX_PROG), src,
+		     sizeof(src)));
+	fprintf(f,
+		"  gen_completion                             %9.2f ns  %s\n",
+		bd_gen_completion(m),
+		from(m, GEN_COMPLETION, src, sizeof(src)));
 	if (isfinite(bd_p_lower_bound(m)))
 		fprintf(f,
 			"  posts per poll never to wait: p >=         %9.2f\n",

@@ -14,6 +14,10 @@ grep -q 'ordinary memory, not MMIO' "$out/b.txt" || fail "no emulation note"
 grep -q -E '^  desc-setup .* measured$' "$out/b.txt" || fail "desc-setup not measured"
 grep -q -E '^  switch .* 0\.00  option$' "$out/b.txt" || fail "--switch not applied"
 grep -q -E '^  pcie .* paper$' "$out/b.txt" || fail "pcie not the paper's"
+# a model that combines measured figures with the paper's says so on its line
+grep -q -E '^  LLP injection overhead \(Inj\) .* Mmsg/s  \[measured \+ option \+ paper \(ThunderX2\)\]$|^  LLP injection overhead \(Inj\) .* Mmsg/s  \[measured \+ paper \(ThunderX2\)\]$' "$out/b.txt" ||
+	fail "the injection rate does not say it mixes measured and paper figures"
+grep -q "misc as the rest .*: the model's post-misc" "$out/b.txt" || fail "which misc the model uses"
 python3 - "$out/b.json" "$out/b.csv" <<'PY'
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
@@ -31,6 +35,8 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 assert any(r["section"] == "step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "inline-step" and r["name"] == "bf-copy" for r in rows)
 assert any(r["section"] == "model" and r["name"] == "llp_latency" for r in rows)
+# a single value has no spread and no sample count
+assert all(r["n"] == "" and r["sd_ns"] == "" for r in rows if r["section"] in ("model", "component")), rows
 PY
 for m in injection latency; do
 	test -s "$out/plots/what-if-$m.svg" || fail "no $m plot"
