@@ -67,6 +67,7 @@ struct wmt_options {
 	unsigned int size;
 	bool size_given; /* -s on the command line */
 	uint64_t iters;
+	bool iters_given; /* -n on the command line */
 	unsigned int duration; /* seconds; 0: iterations */
 	unsigned int tx_depth;
 	unsigned int post_list;
@@ -105,6 +106,9 @@ static inline unsigned int wmt_sweep_first(const struct wmt_options *o)
 {
 	return o->sweep == SWEEP_SIZE && o->size >= 2 ? 2 : 1;
 }
+
+/* seconds per row without -n or -D */
+#define WMT_DEFAULT_DURATION 2
 
 /* 64-byte cache lines: per-thread data never shares one unless asked */
 #define WMT_CACHE_LINE 64

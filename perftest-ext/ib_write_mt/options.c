@@ -215,6 +215,7 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case 'n':
 		NUM(iters, 1, LLONG_MAX / 4, "-n/--iters");
+		o->iters_given = true;
 		break;
 	case 'D':
 		NUM(duration, 1, 86400, "-D/--duration");
@@ -450,6 +451,12 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	}
 	if (o->out_json && !o->json_file)
 		o->json_file = PERFTEST_JSON_DEFAULT;
+	/*
+	 * a few thousand messages take milliseconds: without -n a row runs
+	 * for a while, as perftest's -D
+	 */
+	if (!o->iters_given && !o->duration)
+		o->duration = WMT_DEFAULT_DURATION;
 	/* without -s a size sweep spans perftest's -a range up to a page */
 	if (o->sweep == SWEEP_SIZE && !o->size_given)
 		o->size = 4096;

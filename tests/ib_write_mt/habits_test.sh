@@ -98,6 +98,14 @@ assert (r['contexts'], r['qps'], r['cqs']) == (1, 2, 1), r" "$dir/q.json" ||
 		"$(for i in $(seq 1 16); do printf 'size=%d ' $((1 << i)); done)" ] ||
 		fail "-a: sizes $(tail -n +2 "$dir/a.csv" | cut -d, -f2 | tr '\n' ' ')"
 	echo "ok: -V, -a (2..65536), -q 16 refused naming -q"
+	# without -n a row runs for a duration, as perftest's -D
+	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=1 --endpoints=dynamic \
+		--out_json_file="$dir/d.json" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "no -n"; }
+	grep -q "Duration   : 2 s" "$dir/out" || fail "no default duration in the header"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['params']['duration'] == 2 and d['results'][0]['seconds'] >= 1, d" "$dir/d.json" ||
+		fail "the row did not run for its duration"
+	echo "ok: without -n, 2 s per row"
 	;;
 *)
 	echo "unknown scenario $1"
