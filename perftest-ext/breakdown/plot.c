@@ -74,18 +74,22 @@ static int render(const char *path, const struct what_if_table *t,
 {
 	struct plot_series series[BD_NMETRICS][BD_NCOMP];
 	struct plot_panel panel[BD_NMETRICS];
+	double percent[BD_WHATIF_STEPS];
 	struct plot_spec spec = {
 		.title =
 			"What-if: one component reduced (Breaking Band, Fig. 17)",
-		.xlabel = "reduction of the component",
+		.xlabel = "reduction of the component (%)",
 		.labels = t[0].labels,
 		.nlabels = BD_WHATIF_STEPS,
+		.x = percent, /* a line per component */
 		.panels = panel,
 		.npanels = ntables,
 	};
 	char err[256];
 	unsigned int c, k;
 
+	for (k = 0; k < BD_WHATIF_STEPS; k++)
+		percent[k] = bd_whatif_percent(k);
 	for (k = 0; k < ntables; k++) {
 		for (c = 0; c < t[k].ncomp; c++) {
 			series[k][c].name = bd_comp_info[t[k].comp[c]].key;

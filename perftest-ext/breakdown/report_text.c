@@ -146,11 +146,20 @@ static const char *from(const struct bd_model *m, unsigned int comps, char *buf,
 	return buf;
 }
 
+/* an injection model: its ns, the rate it allows, where its inputs are from */
+static void rate_line(FILE *f, const struct bd_model *m, const char *label,
+		      double ns, unsigned int comps)
+{
+	char rate[64], src[80];
+
+	fprintf(f, "  %-42s %9.2f ns  %s  %s\n", label, ns,
+		rate_text(ns, rate, sizeof(rate)),
+		from(m, comps, src, sizeof(src)));
+}
+
 static void text_model(FILE *f, const struct bd_model *m)
 {
 	char src[80];
-
-	char rate[64];
 	int c;
 
 	fprintf(f,
@@ -163,22 +172,12 @@ static void text_model(FILE *f, const struct bd_model *m)
 	fprintf(f,
 		"  LLP_post                                   %9.2f ns  %s\n",
 		bd_llp_post(m), from(m, LLP_POST, src, sizeof(src)));
-	fprintf(f,
-		"  LLP injection overhead (Inj)               %9.2f ns  %s  %s\n",
-		bd_llp_injection(m),
-		rate_text(bd_llp_injection(m), rate, sizeof(rate)),
-		from(m,
-		     LLP_POST | C(BD_LLP_PROG) | C(BD_BUSY_POST) |
-			     C(BD_MEAS_UPDATE),
-		     src, sizeof(src)));
-	fprintf(f,
-		"  full injection (CPU_time)                  %9.2f ns  %s  %s\n",
-		bd_full_injection(m),
-		rate_text(bd_full_injection(m), rate, sizeof(rate)),
-		from(m,
-		     LLP_POST | C(BD_HLP_POST) | C(BD_POST_PROG) |
-			     C(BD_FULL_MISC),
-		     src, sizeof(src)));
+	rate_line(f, m, "LLP injection overhead (Inj)", bd_llp_injection(m),
+		  LLP_POST | C(BD_LLP_PROG) | C(BD_BUSY_POST) |
+			  C(BD_MEAS_UPDATE));
+	rate_line(f, m, "full injection (CPU_time)", bd_full_injection(m),
+		  LLP_POST | C(BD_HLP_POST) | C(BD_POST_PROG) |
+			  C(BD_FULL_MISC));
 	fprintf(f,
 		"  LLP latency                                %9.2f ns  %s\n",
 		bd_llp_latency(m), from(m, LLP_LATENCY, src, sizeof(src)));

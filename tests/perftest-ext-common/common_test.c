@@ -112,12 +112,14 @@ static void test_plot(void **state)
 	const struct plot_series s2[] = { { "pages", res } };
 	const struct plot_panel panels[] = { { "Rate", "Mmsg/s", s1, 1 },
 					     { "Resources", "count", s2, 1 } };
-	const struct plot_spec spec = { "ib_write_mt: test 'plot' a^b {c} @d ~e",
-					"x_axis",
-					labels,
-					2,
-					panels,
-					2 };
+	const struct plot_spec spec = {
+		.title = "ib_write_mt: test 'plot' a^b {c} @d ~e",
+		.xlabel = "x_axis",
+		.labels = labels,
+		.nlabels = 2,
+		.panels = panels,
+		.npanels = 2,
+	};
 	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256], *svg;
 	FILE *f;
 
