@@ -198,7 +198,17 @@ static int build_qp(struct builder *b, unsigned int q, unsigned int c)
 	};
 	struct mlx5dv_obj obj = {};
 	struct mlx5dv_qp dvqp = {};
+	struct ibv_device_attr da;
 
+	/* a shared QP deeper than the device allows: unavailable */
+	if (l->vdeg[RES_QP] > 1 && !ibv_query_device(e->ctx[c], &da) &&
+	    qa.cap.max_send_wr > (unsigned int)da.max_qp_wr) {
+		snprintf(
+			b->err, b->errlen,
+			"a QP of %u threads x %u WQEs is deeper than the device's max_qp_wr %d: fewer --threads or a smaller -t",
+			l->vdeg[RES_QP], b->o->tx_depth, da.max_qp_wr);
+		return PERFTEST_EXIT_UNAVAILABLE;
+	}
 	qp->ctx = c;
 	qp->cq = wmt_layout_index(l, RES_CQ, v);
 	qa.send_cq = qa.recv_cq = e->cq[qp->cq];

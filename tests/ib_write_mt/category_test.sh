@@ -44,3 +44,9 @@ run 0 --threads=2 --endpoints=static,dynamic
 order=$(awk '/^ (dynamic|static) /{ printf "%s ", $1 }' "$dir/out")
 [ "$order" = "static dynamic " ] || fail "static,dynamic ran as '$order'"
 echo "ok: rows in the order asked for"
+
+# one QP for 512 threads of 128 WQEs each is deeper than the device allows
+run 3 --threads=512 -n 1 --endpoints=mpi+threads
+grep -q "^ mpi+threads .*UNAVAILABLE: a QP of 512 threads x 128 WQEs is deeper than the device's max_qp_wr" "$dir/out" ||
+	fail "a too deep QP is not unavailable"
+echo "ok: a QP deeper than the device allows: unavailable, with the reason"
