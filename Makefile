@@ -3,6 +3,8 @@
 #   make               build and stage everything into build/stage (no tests)
 #   make demo          what the fork does, one section per capability
 #   make check         the whole test suite through CTest
+#   make figures       ib_write_mt's and ib_write_breakdown's figures, from
+#                      fixed emulated runs, in build/figures
 #   make tree          build/src: upstream + patches/series as git commits
 #   make export        patches/ rewritten from the commits in build/src
 #   make series        the upstream submission (numbered patches + cover letter) in build/series
@@ -19,7 +21,7 @@ BUILD := build
 PHASE := cmake/phase.sh
 CTEST_ARGS ?=
 
-.PHONY: all deps source configure build demo check tree export series check-series clean
+.PHONY: all deps source configure build demo check figures tree export series check-series clean
 .PHONY: check-hw
 .PHONY: deb rpm check-packages check-rpm
 
@@ -51,6 +53,9 @@ CHECK_HW_ARGS ?=
 check-hw: deps build
 	@$(PHASE) check-hw bash -c '. $(BUILD)/env.sh && \
 		tdshare-check-hw -o $(BUILD)/check-hw $(CHECK_HW_ARGS)'
+
+figures: deps build
+	@$(PHASE) figures perftest-ext/figures.sh $(BUILD)
 
 tree: source
 

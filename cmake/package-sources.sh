@@ -14,10 +14,10 @@ fork_version() {
 }
 
 # The files of our components that go into the package, from git so that
-# build outputs and editor files never do.
+# build outputs and editor files never do. No test code: the products
+# build from their own folders (the RC bring-up is perftest-ext/common's).
 component_files() {
-	git -C "$top" ls-files -- mlx5emu tests/common perftest-ext |
-		grep -v -e '^tests/common/.*test' || true
+	git -C "$top" ls-files -- mlx5emu perftest-ext
 }
 
 # make_sources OUT VERSION: both tarballs, rewritten only when they change
@@ -37,8 +37,8 @@ make_sources() {
 	cp -r "$top/packaging/man" "$stage/tdshare/man"
 	# same content, same bytes: a rebuild does not change the checksums,
 	# and a commit elsewhere in the repository does not rebuild the packages
-	mtime=$(git -C "$top" log -1 --format=@%ct -- mlx5emu tests/common \
-		perftest-ext packaging 2>/dev/null || true)
+	mtime=$(git -C "$top" log -1 --format=@%ct -- mlx5emu perftest-ext \
+		packaging 2>/dev/null || true)
 	mtime=${mtime:-@0}
 	tar -C "$stage" --sort=name --mtime="$mtime" --owner=0 --group=0 \
 		--numeric-owner -cf - tdshare | gzip -n9 >"$stage/c.tar.gz"

@@ -47,6 +47,5 @@ add_compile_options(-Wall -Wextra)
 add_subdirectory(mlx5emu)
 # the emulator's benchmark is staged, not installed, by its own rules
 install(TARGETS emu_write_rate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-if(EXISTS ${CMAKE_SOURCE_DIR}/perftest-ext/CMakeLists.txt)
-  add_subdirectory(perftest-ext)
-endif()
+# also the RC bring-up (perftest-ext/common) that emu_write_rate links
+add_subdirectory(perftest-ext)

@@ -5,4 +5,4 @@
 "$STAGE/bin/mlx5emu" run -- "$STAGE/bin/ib_write_breakdown" --breakdown \
 	--iters=5000 | sed -n '/^timer/,/^models/p;/LLP injection/,/p >=/p' ||
 	{ echo "ib_write_breakdown: FAILED"; exit 1; }
-echo "reproduce: $STAGE/bin/mlx5emu run -- $STAGE/bin/ib_write_breakdown --breakdown --what-if --plot-dir=plots"
+echo "reproduce: $STAGE/bin/mlx5emu run -- $STAGE/bin/ib_write_breakdown --breakdown --what-if --plot=what-if.svg"

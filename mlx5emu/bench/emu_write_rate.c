@@ -18,11 +18,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
+#include "mono_clock.h"
 #include "rc_connect.h"
 
 #define LIST 32
@@ -31,6 +31,7 @@
 #define MSG 8
 
 struct end {
+	struct rc_addr self;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -40,8 +41,7 @@ struct end {
 };
 
 struct wire {
-	uint32_t qpn;
-	uint16_t lid;
+	struct rc_addr rc;
 	uint32_t rkey;
 	uint64_t addr;
 };
@@ -63,11 +63,6 @@ static void end_open(struct end *e)
 			 .max_recv_sge = 1,
 			 .max_inline_data = MSG },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
 
 	if (!list || !list[0])
 		die("no device (run under mlx5emu run)");
@@ -85,38 +80,24 @@ static void end_open(struct end *e)
 	e->qp = ibv_create_qp(e->pd, &qa);
 	if (!e->qp)
 		die("ibv_create_qp");
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
+	if (rc_qp_init(e->qp, 1, IBV_ACCESS_REMOTE_WRITE))
 		die("modify INIT");
 }
 
 static void end_wire(struct end *e, struct wire *w)
 {
-	struct ibv_port_attr pa;
-
-	if (ibv_query_port(e->ctx, 1, &pa))
+	if (rc_port_addr(e->ctx, 1, -1, &e->self))
 		die("query_port");
-	w->qpn = e->qp->qp_num;
-	w->lid = pa.lid;
+	e->self.qpn = e->qp->qp_num;
+	w->rc = e->self;
 	w->rkey = e->mr->rkey;
 	w->addr = (uintptr_t)e->buf;
 }
 
 static void end_connect(struct end *e, const struct wire *peer)
 {
-	if (rc_connect_rtr(e->qp, peer->lid, peer->qpn))
-		die("modify RTR");
-	if (rc_connect_rts(e->qp))
-		die("modify RTS");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (rc_qp_connect(e->qp, 1, -1, &e->self, &peer->rc))
+		die("modify RTR/RTS");
 }
 
 /* Post lists of 32 for `seconds`; returns messages completed. */
@@ -127,7 +108,7 @@ static uint64_t blast(struct end *e, const struct wire *peer, double seconds,
 	struct ibv_sge sge[LIST];
 	uint64_t posted = 0, done = 0, val = 0;
 	struct ibv_wc wc[16];
-	double t0 = now(), t;
+	double t0 = mono_now(), t;
 	unsigned int polls = 0;
 	int i, n;
 
@@ -169,7 +150,7 @@ static uint64_t blast(struct end *e, const struct wire *peer, double seconds,
 		}
 		if (++polls & 255)
 			continue;
-		t = now();
+		t = mono_now();
 		if (t - t0 >= seconds)
 			break;
 	}

@@ -119,15 +119,18 @@ static void write_ctx(FILE *f, int pid, struct emu_context *ctx)
 }
 
 /*
- * Called with stat_lock held. The file is rewritten in place (no new
- * inode per change: that made QP-heavy programs 40x slower); readers stop
- * at the "end" record, so a shorter rewrite never shows stale lines.
+ * Called with stat_lock held. A small process's file is rewritten in place
+ * (no new inode per change: that made QP-heavy programs 40x slower);
+ * readers stop at the "end" record, so a shorter rewrite never shows stale
+ * lines. Once the flusher thread writes behind the changes, a reader may
+ * read while it writes: then a new file replaces the old, so that a reader
+ * sees one whole snapshot, never the head of one and the tail of another.
  */
 static void write_file(void)
 {
 	static char comm[64];
 	static int comm_pid;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
 	struct emu_list *pos, *n;
 	int pid = getpid(), fd;
 	size_t len = 0;
@@ -156,7 +159,9 @@ static void write_file(void)
 	if (fclose(f))
 		goto out;
 	snprintf(path, sizeof(path), "%s/%d", emu_cfg.stat_dir, pid);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* `mlx5emu stat` lists no dot file */
+	snprintf(tmp, sizeof(tmp), "%s/.%d.new", emu_cfg.stat_dir, pid);
+	fd = open(flusher ? tmp : path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out;
 	/* a snapshot that failed to shrink still ends at its "end" line */
@@ -164,6 +169,8 @@ static void write_file(void)
 		emu_trace("stat: %s keeps an older tail: %s", path,
 			  strerror(errno));
 	emu_libc.close(fd);
+	if (flusher && rename(tmp, path))
+		emu_trace("stat: %s not replaced: %s", path, strerror(errno));
 out:
 	free(buf);
 }

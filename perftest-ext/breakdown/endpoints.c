@@ -31,33 +31,8 @@ static struct ibv_qp *target_open(struct bd_endpoints *e)
 	return ibv_create_qp(e->pd, &a);
 }
 
-static int qp_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
-}
-
-/* both ends INIT -> RTR -> RTS toward each other */
-static int pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint16_t lid)
-{
-	if (qp_init(a) || qp_init(b))
-		return errno ? errno : EINVAL;
-	if (rc_connect_rtr(a, lid, b->qp_num) ||
-	    rc_connect_rtr(b, lid, a->qp_num) || rc_connect_rts(a) ||
-	    rc_connect_rts(b))
-		return errno ? errno : EINVAL;
-	return 0;
-}
-
 static int sender_open(struct bd_endpoints *e, struct bd_sender *s,
-		       bool with_td, uint16_t lid)
+		       bool with_td)
 {
 	struct ibv_qp_init_attr_ex qa = {
 		.qp_type = IBV_QPT_RC,
@@ -105,7 +80,7 @@ static int sender_open(struct bd_endpoints *e, struct bd_sender *s,
 	s->target = target_open(e);
 	if (!s->target)
 		return fail("create target QP", errno);
-	err = pair_connect(s->qp, s->target, lid);
+	err = rc_connect_pair(s->qp, s->target, 1, IBV_ACCESS_REMOTE_WRITE);
 	if (err)
 		return fail("connect", err);
 	err = bd_raw_cq_init(&s->peek, s->cq);
@@ -117,7 +92,6 @@ static int sender_open(struct bd_endpoints *e, struct bd_sender *s,
 int bd_endpoints_open(struct bd_endpoints *e, const char *device)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL), **d;
-	struct ibv_port_attr port;
 	int i, err;
 
 	memset(e, 0, sizeof(*e));
@@ -140,8 +114,6 @@ int bd_endpoints_open(struct bd_endpoints *e, const char *device)
 	ibv_free_device_list(list);
 	if (!e->ctx)
 		return fail("ibv_open_device", errno);
-	if (ibv_query_port(e->ctx, 1, &port))
-		return fail("ibv_query_port", errno);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->target_cq = ibv_create_cq(e->ctx, 4, NULL, NULL, 0);
 	e->buf = calloc(1, BUF_SIZE);
@@ -152,8 +124,7 @@ int bd_endpoints_open(struct bd_endpoints *e, const char *device)
 	if (!e->mr)
 		return fail("ibv_reg_mr", errno);
 	for (i = 0; i < BD_NSENDERS; i++) {
-		err = sender_open(e, &e->src[i], i != BD_SENDER_PLAIN,
-				  port.lid);
+		err = sender_open(e, &e->src[i], i != BD_SENDER_PLAIN);
 		if (err)
 			return err;
 	}

@@ -8,35 +8,17 @@
 
 const struct bd_step_info bd_step_info[BD_NSTEPS] = {
 	[BD_STEP_BUILD] = { "wqe-build", "WQE build (ctrl+raddr+inline)",
-			    BD_CAT_DESC_SETUP },
+			    BD_DESC_SETUP },
 	[BD_STEP_BARRIER] = { "barrier", "barrier (WQE before DBR)",
-			      BD_CAT_DESC_BARRIER,
-			      !BD_TO_DEVICE_BARRIER_IS_CODE },
-	[BD_STEP_DBR] = { "dbr-write", "doorbell-record write", BD_CAT_MISC },
+			      BD_DESC_BARRIER, !BD_TO_DEVICE_BARRIER_IS_CODE },
+	[BD_STEP_DBR] = { "dbr-write", "doorbell-record write", BD_POST_MISC },
 	[BD_STEP_WC_START] = { "wc-start", "barrier / WC start",
-			       BD_CAT_DB_BARRIER },
+			       BD_DB_BARRIER },
 	[BD_STEP_BF_COPY] = { "bf-copy", "BlueFlame copy (64 bytes)",
-			      BD_CAT_PIO_COPY },
-	[BD_STEP_FLUSH] = { "flush", "flush (WC buffers out)",
-			    BD_CAT_PIO_COPY },
+			      BD_PIO_COPY },
+	[BD_STEP_FLUSH] = { "flush", "flush (WC buffers out)", BD_PIO_COPY },
 	[BD_STEP_BF_TOGGLE] = { "bf-toggle", "BlueFlame half toggle",
-				BD_CAT_MISC },
-};
-
-const char *const bd_cat_label[BD_NCATS] = {
-	[BD_CAT_DESC_SETUP] = "message descriptor setup",
-	[BD_CAT_DESC_BARRIER] = "barrier for message descriptor",
-	[BD_CAT_DB_BARRIER] = "barrier for DoorBell counter",
-	[BD_CAT_PIO_COPY] = "PIO copy (64 bytes)",
-	[BD_CAT_MISC] = "misc in LLP_post",
-};
-
-const enum bd_comp bd_cat_comp[BD_NCATS] = {
-	[BD_CAT_DESC_SETUP] = BD_DESC_SETUP,
-	[BD_CAT_DESC_BARRIER] = BD_DESC_BARRIER,
-	[BD_CAT_DB_BARRIER] = BD_DB_BARRIER,
-	[BD_CAT_PIO_COPY] = BD_PIO_COPY,
-	[BD_CAT_MISC] = BD_POST_MISC,
+				BD_POST_MISC },
 };
 
 const char *const bd_path_key[BD_NPATHS] = {
@@ -206,7 +188,7 @@ static int summarise(struct samples *s, unsigned int npoll, struct bd_result *r)
 	}
 	/* means: they add up, where the timer's coarse steps make medians
 	 * jump */
-	for (k = 0; k < BD_CAT_MISC; k++)
+	for (k = 0; k < BD_POST_MISC; k++)
 		four += r->cat[k].mean;
 	r->misc_rest = r->path[BD_PATH_RAW_POST].mean - four;
 	r->agreement = relative(r->path[BD_PATH_RAW_STEPS].mean,
@@ -274,8 +256,8 @@ void bd_result_to_model(const struct bd_result *r, struct bd_model *m)
 {
 	int k;
 
-	for (k = 0; k < BD_CAT_MISC; k++)
-		bd_model_set(m, bd_cat_comp[k], not_negative(r->cat[k].mean),
+	for (k = 0; k < BD_POST_MISC; k++)
+		bd_model_set(m, k, not_negative(r->cat[k].mean),
 			     BD_SRC_MEASURED);
 	/* misc is the rest, as in the paper */
 	bd_model_set(m, BD_POST_MISC, not_negative(r->misc_rest),

@@ -26,16 +26,6 @@ enum bd_step {
 	BD_NSTEPS
 };
 
-/* the paper's five categories of LLP_post */
-enum bd_cat {
-	BD_CAT_DESC_SETUP,
-	BD_CAT_DESC_BARRIER,
-	BD_CAT_DB_BARRIER,
-	BD_CAT_PIO_COPY,
-	BD_CAT_MISC,
-	BD_NCATS
-};
-
 enum bd_path {
 	BD_PATH_RAW_POST, /* the raw post, untimed inside */
 	BD_PATH_RAW_STEPS, /* the sum of the steps */
@@ -53,14 +43,12 @@ enum bd_path {
 struct bd_step_info {
 	const char *key;
 	const char *label;
-	enum bd_cat cat;
+	enum bd_comp cat; /* one of the BD_NCATS categories of LLP_post */
 	/* no instruction on this CPU (a compiler barrier): 0, not timed */
 	bool no_code;
 };
 
 extern const struct bd_step_info bd_step_info[BD_NSTEPS];
-extern const char *const bd_cat_label[BD_NCATS];
-extern const enum bd_comp bd_cat_comp[BD_NCATS];
 extern const char *const bd_path_key[BD_NPATHS];
 extern const char *const bd_path_label[BD_NPATHS];
 
@@ -79,7 +67,8 @@ struct bd_result {
 	bool emulated;
 	struct bd_stats step[BD_NSTEPS];
 	struct bd_stats inline_step[BD_NSTEPS];
-	struct bd_stats cat[BD_NCATS]; /* per sample: the steps of each */
+	/* per sample: the steps of each category (enum bd_comp) */
+	struct bd_stats cat[BD_NCATS];
 	struct bd_stats path[BD_NPATHS];
 	/* LLP_post untimed inside, less the four timed categories (means) */
 	double misc_rest;

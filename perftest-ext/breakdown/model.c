@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <math.h>
 #include <string.h>
 
 #include "model.h"
@@ -130,10 +131,10 @@ double bd_gen_completion(const struct bd_model *m)
 
 double bd_p_lower_bound(const struct bd_model *m)
 {
-	return bd_gen_completion(m) / bd_llp_post(m);
+	return bd_llp_post(m) > 0 ? bd_gen_completion(m) / bd_llp_post(m) : NAN;
 }
 
 double bd_mmsgs(double injection_ns)
 {
-	return injection_ns > 0 ? 1e3 / injection_ns : 0;
+	return injection_ns > 0 ? 1e3 / injection_ns : NAN;
 }

@@ -35,6 +35,9 @@ enum bd_comp {
 	BD_NCOMP
 };
 
+/* the components LLP_post is made of: the paper's five categories */
+#define BD_NCATS (BD_POST_MISC + 1)
+
 enum bd_source {
 	BD_SRC_PAPER, /* Table 1 of the paper */
 	BD_SRC_ASSUMED, /* not in Table 1: a stated assumption */
@@ -74,9 +77,12 @@ double bd_llp_latency(const struct bd_model *m);
 double bd_end_to_end(const struct bd_model *m);
 /* 2 (PCIe + Network) + RC-to-MEM(64B) */
 double bd_gen_completion(const struct bd_model *m);
-/* posts per poll that never wait for a completion: p >= this */
+/* posts per poll that never wait for a completion: p >= this (NaN: LLP_post is 0) */
 double bd_p_lower_bound(const struct bd_model *m);
-/* messages per second in millions, from an injection overhead in ns */
+/*
+ * messages per second in millions, from an injection overhead in ns; NaN
+ * when the overhead is 0: no finite rate, not a rate of 0
+ */
 double bd_mmsgs(double injection_ns);
 
 #endif

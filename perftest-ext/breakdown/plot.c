@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The what-if plots (Fig. 17), one per metric: the speedups go to
- * what-if-<metric>.dat (the points, one row per reduction) and, through
- * perftest-ext's gnuplot driver, to what-if-<metric>.svg.
+ * The what-if plots (Fig. 17), through perftest-ext's gnuplot driver:
+ * --plot=FILE draws every metric as a panel of one figure; --plot-dir=DIR
+ * writes what-if-<metric>.dat (the points, one row per reduction) and
+ * what-if-<metric>.svg for each metric.
  */
 #include <errno.h>
 #include <limits.h>
@@ -67,37 +68,61 @@ static int write_dat(const char *path, const struct what_if_table *t)
 	return fclose(f) ? -errno : 0;
 }
 
-static int render(const char *path, enum bd_metric metric,
-		  const struct what_if_table *t)
+/* one panel per table, side by side */
+static int render(const char *path, const struct what_if_table *t,
+		  const enum bd_metric *metric, unsigned int ntables)
 {
-	struct plot_series series[BD_NCOMP];
-	struct plot_panel panel = {
-		.title = bd_metric_key[metric],
-		.ylabel = "speedup",
-		.series = series,
-		.nseries = t->ncomp,
-	};
+	struct plot_series series[BD_NMETRICS][BD_NCOMP];
+	struct plot_panel panel[BD_NMETRICS];
+	double percent[BD_WHATIF_STEPS];
 	struct plot_spec spec = {
 		.title =
 			"What-if: one component reduced (Breaking Band, Fig. 17)",
-		.xlabel = "reduction of the component",
-		.labels = t->labels,
+		.xlabel = "reduction of the component (%)",
+		.labels = t[0].labels,
 		.nlabels = BD_WHATIF_STEPS,
-		.panels = &panel,
-		.npanels = 1,
+		.x = percent, /* a line per component */
+		.panels = panel,
+		.npanels = ntables,
 	};
 	char err[256];
-	unsigned int c;
+	unsigned int c, k;
 
-	for (c = 0; c < t->ncomp; c++) {
-		series[c].name = bd_comp_info[t->comp[c]].key;
-		series[c].values = t->speedup[c];
+	for (k = 0; k < BD_WHATIF_STEPS; k++)
+		percent[k] = bd_whatif_percent(k);
+	for (k = 0; k < ntables; k++) {
+		for (c = 0; c < t[k].ncomp; c++) {
+			series[k][c].name = bd_comp_info[t[k].comp[c]].key;
+			series[k][c].values = t[k].speedup[c];
+		}
+		panel[k] = (struct plot_panel){
+			.title = bd_metric_key[metric[k]],
+			.ylabel = "speedup",
+			.series = series[k],
+			.nseries = t[k].ncomp,
+		};
 	}
 	if (plot_render(&spec, path, err, sizeof(err))) {
 		fprintf(stderr, "ib_write_breakdown: %s: %s\n", path, err);
 		return -EIO;
 	}
 	return 0;
+}
+
+int bd_plot_what_if_file(const char *path, const struct bd_model *m)
+{
+	struct what_if_table t[BD_NMETRICS];
+	enum bd_metric metric[BD_NMETRICS];
+	int k, ret;
+
+	for (k = 0; k < BD_NMETRICS; k++) {
+		metric[k] = k;
+		table_fill(&t[k], k, m);
+	}
+	ret = render(path, t, metric, BD_NMETRICS);
+	if (!ret)
+		printf("what-if plot: %s\n", path);
+	return ret;
 }
 
 int bd_plot_what_if(const char *dir, const struct bd_model *m)
@@ -113,6 +138,7 @@ int bd_plot_what_if(const char *dir, const struct bd_model *m)
 	}
 	for (metric = 0; metric < BD_NMETRICS; metric++) {
 		const char *key = bd_metric_key[metric];
+		enum bd_metric one = metric;
 
 		table_fill(&t, metric, m);
 		snprintf(dat, sizeof(dat), "%s/what-if-%s.dat", dir, key);
@@ -123,7 +149,7 @@ int bd_plot_what_if(const char *dir, const struct bd_model *m)
 				strerror(-ret));
 			return ret;
 		}
-		ret = render(svg, metric, &t);
+		ret = render(svg, &t, &one, 1);
 		if (ret)
 			return ret;
 		printf("what-if plot: %s (points: %s)\n", svg, dat);

@@ -20,7 +20,9 @@ void bd_report_text(FILE *f, const struct bd_report *r);
 /* 0 or a negative errno, with a message */
 int bd_report_json(const char *path, const struct bd_report *r);
 int bd_report_csv(const char *path, const struct bd_report *r);
-/* what-if data (.dat), gnuplot scripts (.gp) and, with gnuplot, .svg */
+/* what-if points (.dat) and one plot (.svg) per metric into dir */
 int bd_plot_what_if(const char *dir, const struct bd_model *m);
+/* the what-if of every metric as the panels of one .svg or .png plot */
+int bd_plot_what_if_file(const char *path, const struct bd_model *m);
 
 #endif

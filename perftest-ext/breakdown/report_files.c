@@ -39,7 +39,7 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 		json_stats(w, bd_step_info[k].key, bd_step_info[k].label,
 			   &r->step[k]);
 		json_string(w, "category",
-			    bd_comp_info[bd_cat_comp[bd_step_info[k].cat]].key);
+			    bd_comp_info[bd_step_info[k].cat].key);
 		json_end_object(w);
 	}
 	json_end_array(w);
@@ -53,7 +53,7 @@ static void json_breakdown(struct json_writer *w, const struct bd_result *r)
 	json_end_array(w);
 	json_begin_array(w, "categories");
 	for (k = 0; k < BD_NCATS; k++) {
-		json_stats(w, bd_comp_info[bd_cat_comp[k]].key, bd_cat_label[k],
+		json_stats(w, bd_comp_info[k].key, bd_comp_info[k].label,
 			   &r->cat[k]);
 		json_end_object(w);
 	}
@@ -149,15 +149,19 @@ static void csv_row(struct csv_writer *w, const char *section, const char *name,
 	csv_end_row(w);
 }
 
-/* a model figure: one value, no spread */
+/* a model figure: one value in mean_ns; no sample, so no spread or n */
 static void csv_value(struct csv_writer *w, const char *section,
 		      const char *name, double v, const char *source)
 {
-	struct bd_stats s = {
-		.n = 1, .mean = v, .median = v, .p5 = v, .p95 = v
-	};
+	int k;
 
-	csv_row(w, section, name, &s, source);
+	csv_string(w, section);
+	csv_string(w, name);
+	csv_double(w, v);
+	for (k = 0; k < 5; k++) /* median, sd, p5, p95, n */
+		csv_string(w, "");
+	csv_string(w, source);
+	csv_end_row(w);
 }
 
 int bd_report_csv(const char *path, const struct bd_report *r)
@@ -185,8 +189,7 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 			csv_row(&w, "inline-step", bd_step_info[k].key,
 				&r->result->inline_step[k], "measured");
 		for (k = 0; k < BD_NCATS; k++)
-			csv_row(&w, "category",
-				bd_comp_info[bd_cat_comp[k]].key,
+			csv_row(&w, "category", bd_comp_info[k].key,
 				&r->result->cat[k], "measured");
 		for (k = 0; k < BD_NPATHS; k++)
 			csv_row(&w, "path", bd_path_key[k], &r->result->path[k],

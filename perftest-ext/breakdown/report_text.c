@@ -1,6 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <math.h>
+
 #include "report.h"
 #include "whatif.h"
+
+/* "= 3.38 Mmsg/s", or why there is no rate */
+static const char *rate_text(double injection_ns, char *buf, size_t len)
+{
+	double mmsgs = bd_mmsgs(injection_ns);
+
+	if (isfinite(mmsgs))
+		snprintf(buf, len, "= %.2f Mmsg/s", mmsgs);
+	else
+		snprintf(buf, len, "(no rate: every component is 0 ns)");
+	return buf;
+}
 
 /* with the mean of the same step timed inline, when there is one */
 static void stats_row(FILE *f, const char *label, const struct bd_stats *s,
@@ -66,12 +80,13 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 		char label[80];
 
 		snprintf(label, sizeof(label), "%d %s%s", k + 1,
-			 bd_cat_label[k],
-			 k == BD_CAT_MISC ? " (timed steps)" : "");
+			 bd_comp_info[k].label,
+			 k == BD_POST_MISC ? " (timed steps, not modelled)" :
+					     "");
 		stats_row(f, label, &r->cat[k], NULL);
 	}
 	fprintf(f,
-		"  misc as the rest (LLP_post - the four above, means): %.2f ns\n",
+		"  misc as the rest (LLP_post - the four above, means): %.2f ns: the model's post-misc\n",
 		r->misc_rest);
 
 	stats_head(f, "whole operations (ns)", NULL);
@@ -95,8 +110,56 @@ static void text_breakdown(FILE *f, const struct bd_result *r)
 			"  disturbs the machine; its spread shows how much)\n");
 }
 
+#define C(x) (1u << (x))
+#define LLP_POST                                                               \
+	(C(BD_DESC_SETUP) | C(BD_DESC_BARRIER) | C(BD_DB_BARRIER) |            \
+	 C(BD_PIO_COPY) | C(BD_POST_MISC))
+#define LLP_LATENCY                                                            \
+	(LLP_POST | C(BD_PCIE) | C(BD_WIRE) | C(BD_SWITCH) |                   \
+	 C(BD_RC_TO_MEM_8) | C(BD_LLP_PROG))
+#define GEN_COMPLETION                                                         \
+	(C(BD_PCIE) | C(BD_WIRE) | C(BD_SWITCH) | C(BD_RC_TO_MEM_64))
+
+/*
+ * Where a model's inputs come from, on its own line: "measured + paper"
+ * says that a measured figure is combined with the paper's ThunderX2
+ * constants.
+ */
+static const char *from(const struct bd_model *m, unsigned int comps, char *buf,
+			size_t len)
+{
+	unsigned int seen = 0, c;
+	size_t off = 0;
+	int src;
+
+	for (c = 0; c < BD_NCOMP; c++)
+		if (comps & C(c))
+			seen |= 1u << m->src[c];
+	buf[0] = 0;
+	for (src = BD_SRC_MEASURED; src >= 0; src--)
+		if (seen & (1u << src))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? " + " : "[", bd_source_name(src));
+	if (seen & (1u << BD_SRC_PAPER | 1u << BD_SRC_ASSUMED))
+		off += snprintf(buf + off, len - off, " (ThunderX2)");
+	snprintf(buf + off, len - off, "]");
+	return buf;
+}
+
+/* an injection model: its ns, the rate it allows, where its inputs are from */
+static void rate_line(FILE *f, const struct bd_model *m, const char *label,
+		      double ns, unsigned int comps)
+{
+	char rate[64], src[80];
+
+	fprintf(f, "  %-42s %9.2f ns  %s  %s\n", label, ns,
+		rate_text(ns, rate, sizeof(rate)),
+		from(m, comps, src, sizeof(src)));
+}
+
 static void text_model(FILE *f, const struct bd_model *m)
 {
+	char src[80];
 	int c;
 
 	fprintf(f,
@@ -106,22 +169,34 @@ static void text_model(FILE *f, const struct bd_model *m)
 			bd_comp_info[c].label, m->ns[c],
 			bd_source_name(m->src[c]));
 	fprintf(f, "\nmodels\n");
-	fprintf(f, "  LLP_post                                   %9.2f ns\n",
-		bd_llp_post(m));
 	fprintf(f,
-		"  LLP injection overhead (Inj)               %9.2f ns  = %.2f Mmsg/s\n",
-		bd_llp_injection(m), bd_mmsgs(bd_llp_injection(m)));
+		"  LLP_post                                   %9.2f ns  %s\n",
+		bd_llp_post(m), from(m, LLP_POST, src, sizeof(src)));
+	rate_line(f, m, "LLP injection overhead (Inj)", bd_llp_injection(m),
+		  LLP_POST | C(BD_LLP_PROG) | C(BD_BUSY_POST) |
+			  C(BD_MEAS_UPDATE));
+	rate_line(f, m, "full injection (CPU_time)", bd_full_injection(m),
+		  LLP_POST | C(BD_HLP_POST) | C(BD_POST_PROG) |
+			  C(BD_FULL_MISC));
 	fprintf(f,
-		"  full injection (CPU_time)                  %9.2f ns  = %.2f Mmsg/s\n",
-		bd_full_injection(m), bd_mmsgs(bd_full_injection(m)));
-	fprintf(f, "  LLP latency                                %9.2f ns\n",
-		bd_llp_latency(m));
-	fprintf(f, "  end-to-end latency                         %9.2f ns\n",
-		bd_end_to_end(m));
-	fprintf(f, "  gen_completion                             %9.2f ns\n",
-		bd_gen_completion(m));
-	fprintf(f, "  posts per poll never to wait: p >=         %9.2f\n",
-		bd_p_lower_bound(m));
+		"  LLP latency                                %9.2f ns  %s\n",
+		bd_llp_latency(m), from(m, LLP_LATENCY, src, sizeof(src)));
+	fprintf(f,
+		"  end-to-end latency                         %9.2f ns  %s\n",
+		bd_end_to_end(m),
+		from(m, LLP_LATENCY | C(BD_HLP_POST) | C(BD_HLP_RX_PROG), src,
+		     sizeof(src)));
+	fprintf(f,
+		"  gen_completion                             %9.2f ns  %s\n",
+		bd_gen_completion(m),
+		from(m, GEN_COMPLETION, src, sizeof(src)));
+	if (isfinite(bd_p_lower_bound(m)))
+		fprintf(f,
+			"  posts per poll never to wait: p >=         %9.2f\n",
+			bd_p_lower_bound(m));
+	else
+		fprintf(f,
+			"  posts per poll never to wait: any p (LLP_post is 0 ns)\n");
 }
 
 static void text_what_if(FILE *f, const struct bd_model *m)
@@ -139,10 +214,16 @@ static void text_what_if(FILE *f, const struct bd_model *m)
 			if (!bd_whatif_applies(metric, m, c))
 				continue;
 			fprintf(f, "  %-14s", bd_comp_info[c].key);
-			for (i = 0; i < BD_WHATIF_STEPS; i++)
-				fprintf(f, " %6.3f",
-					bd_whatif_speedup(metric, m, c,
-							  bd_whatif_percent(i)));
+			for (i = 0; i < BD_WHATIF_STEPS; i++) {
+				double x = bd_whatif_speedup(
+					metric, m, c, bd_whatif_percent(i));
+
+				/* 0 ns reduced to 0 ns: no speedup to speak of */
+				if (isfinite(x))
+					fprintf(f, " %6.3f", x);
+				else
+					fprintf(f, " %6s", "-");
+			}
 			fputc('\n', f);
 		}
 	}

@@ -9,6 +9,15 @@
 
 #include <stdio.h>
 
+/* where --out_json writes without --out_json_file, as perftest's tools */
+#define PERFTEST_JSON_DEFAULT "perftest_out.json"
+
+/*
+ * Before a run: can path be written (created, or an existing file
+ * replaced)? 0, or -1 after saying why. Nothing is left behind.
+ */
+int output_check(const char *tool, const char *path);
+
 /* path truncated for writing, or NULL after saying why */
 FILE *output_open(const char *tool, const char *path);
 

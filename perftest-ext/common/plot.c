@@ -18,8 +18,10 @@ const char *plot_terminal(const char *path)
 
 	if (!dot)
 		return NULL;
+	/* noenhanced: titles and labels are tool and user text, never
+	 * markup ("ib_write_mt" would lose its underscores to subscripts) */
 	if (!strcasecmp(dot, ".svg"))
-		return "svg dynamic enhanced font 'sans,10'";
+		return "svg dynamic noenhanced font 'sans,10'";
 	if (!strcasecmp(dot, ".png"))
 		return "pngcairo noenhanced font 'sans,9'";
 	return NULL;
@@ -47,6 +49,8 @@ static int write_data(const struct plot_spec *spec, FILE *f)
 
 		for (; *l; l++)
 			fputc(*l == '\t' || *l == '\n' ? ' ' : *l, f);
+		if (spec->x)
+			fprintf(f, "\t%.9g", spec->x[i]);
 		for (p = 0; p < spec->npanels; p++)
 			for (s = 0; s < spec->panels[p].nseries; s++) {
 				double v = spec->panels[p].series[s].values[i];
@@ -61,21 +65,39 @@ static int write_data(const struct plot_spec *spec, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
+/* Okabe and Ito's palette: told apart with every kind of colour blindness */
+static const char *const colours[] = { "#0072B2", "#E69F00", "#009E73",
+				       "#CC79A7", "#56B4E9", "#D55E00",
+				       "#F0E442", "#000000" };
+
 static int write_script(const struct plot_spec *spec, const char *term,
 			const char *data, const char *out, FILE *f)
 {
-	unsigned int p, s, col = 2;
+	unsigned int p, s, col = spec->x ? 3 : 2, i;
 
-	fprintf(f, "set terminal %s size %u,420\n", term,
-		360 * (spec->npanels ? spec->npanels : 1) + 120);
+	fprintf(f, "set terminal %s size %u,440\n", term,
+		380 * (spec->npanels ? spec->npanels : 1) + 120);
 	fputs("set output ", f);
 	put_quoted(f, out);
 	fputs("\nset datafile separator '\\t'\nset datafile missing 'NaN'\n"
-	      "set style data histograms\nset style histogram clustered gap 1\n"
-	      "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-	      "set key below\nset grid ytics\nset yrange [0:*]\n"
-	      "set xtics rotate by -30 nomirror\n",
+	      "set key below spacing 1.3\nset grid ytics\nset yrange [0:*]\n"
+	      /* headroom: the highest point 10% under the top */
+	      "set offsets 0, 0, graph 0.1, 0\n",
 	      f);
+	/* 8 colours; past them a dash and other markers: no two alike */
+	for (i = 0; i < 3 * 8; i++)
+		fprintf(f,
+			"set linetype %u lc rgb '%s' lw 2 pt %u ps 1.2 dt %u\n",
+			i + 1, colours[i % 8], i % 11 + 1, i / 8 + 1);
+	if (spec->x)
+		fprintf(f, "set style data linespoints\nset xtics nomirror\n%s",
+			spec->logx ? "set logscale x 2\n" : "");
+	else
+		fputs("set style data histograms\n"
+		      "set style histogram clustered gap 1\n"
+		      "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+		      "set xtics rotate by -30 nomirror\n",
+		      f);
 	fprintf(f, "set multiplot layout 1,%u title ", spec->npanels);
 	put_quoted(f, spec->title);
 	fputc('\n', f);
@@ -88,12 +110,19 @@ static int write_script(const struct plot_spec *spec, const char *term,
 		put_quoted(f, panel->ylabel);
 		fputs("\nset xlabel ", f);
 		put_quoted(f, spec->xlabel);
-		fputs("\nplot ", f);
+		/* clear of the legend below it */
+		fputs(" offset 0,0.6", f);
+		/* a legend only where there is more than one series */
+		fputs(panel->nseries > 1 ? "\nset key\n" : "\nunset key\n", f);
+		fputs("plot ", f);
 		for (s = 0; s < panel->nseries; s++, col++) {
 			fputs(s ? ", '' " : "", f);
 			if (!s)
 				put_quoted(f, data);
-			fprintf(f, " using %u:xtic(1) title ", col);
+			if (spec->x)
+				fprintf(f, " using 2:%u title ", col);
+			else
+				fprintf(f, " using %u:xtic(1) title ", col);
 			put_quoted(f, panel->series[s].name);
 		}
 		fputc('\n', f);

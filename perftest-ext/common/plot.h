@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Clustered bar charts through gnuplot (Debian package gnuplot-nox): one
- * panel per metric group, side by side, sharing the x labels (categories
- * or sweep points). The format comes from the output name: .svg or .png.
+ * Charts through gnuplot (Debian package gnuplot-nox): one panel per metric
+ * group, side by side, sharing the x axis: clustered bars over labels
+ * (categories), or a line per series over a numeric x (a sweep; log2 for
+ * powers of two). Every series has its own colour (Okabe-Ito, colour-blind
+ * safe) and marker; a legend only where a panel has several series; the
+ * y axes leave headroom. The format comes from the output name: .svg or
+ * .png. Every text is drawn as written: enhanced-text markup is off.
  */
 #ifndef PERFTEST_EXT_PLOT_H
 #define PERFTEST_EXT_PLOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct plot_series {
@@ -28,6 +33,8 @@ struct plot_spec {
 	unsigned int nlabels;
 	const struct plot_panel *panels;
 	unsigned int npanels;
+	const double *x; /* numeric x per label: lines; NULL: bars */
+	bool logx; /* x in powers of two: a log2 axis */
 };
 
 /* the gnuplot terminal for a file name, or NULL if the extension is unknown */

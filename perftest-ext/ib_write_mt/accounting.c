@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "accounting.h"
+#include "emu_stat.h"
 
 int wmt_maps_snapshot(struct wmt_maps *s)
 {
@@ -62,15 +63,22 @@ void wmt_maps_free(struct wmt_maps *s)
 	s->n = 0;
 }
 
+/* /proc/self/maps lists mappings by address: a binary search finds one */
 static int in_snapshot(const struct wmt_maps *s, const struct wmt_mapping *m)
 {
-	size_t i;
+	size_t lo = 0, hi = s->n;
 
-	for (i = 0; i < s->n; i++)
-		if (s->m[i].start == m->start && s->m[i].end == m->end &&
-		    s->m[i].inode == m->inode && s->m[i].offset == m->offset)
-			return 1;
-	return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->m[mid].start < m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->m[lo].start == m->start &&
+	       s->m[lo].end == m->end && s->m[lo].inode == m->inode &&
+	       s->m[lo].offset == m->offset;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -183,81 +191,84 @@ void wmt_bf_usage(const uintptr_t *regs, const unsigned int *users,
 	free(v);
 }
 
-/* the value of key= in a record line, or -1 */
-static long long field(const char *line, const char *key)
-{
-	char pat[32];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	if (!p)
-		return -1;
-	return strtoll(p + strlen(pat), NULL, 0);
-}
-
 #define EMU_MAX_CTX 4096
 
-static int read_emu(const char *file, const uint32_t *qpns, unsigned int nqpns,
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * 0: a complete snapshot holding every one of our QPs (sorted qpns), 1: a
+ * snapshot from before they all existed (a big process's file is written
+ * behind its changes), -1: no record.
+ */
+static int read_emu(const uint32_t *qpns, unsigned int nqpns,
 		    unsigned int *uars, unsigned int *contexts)
 {
 	static unsigned char mine[EMU_MAX_CTX];
+	unsigned int found = 0;
 	char line[512];
 	int ended = 0;
-	unsigned int i;
 	FILE *f;
 
-	f = fopen(file, "re");
+	f = emu_stat_open(getpid());
 	if (!f)
 		return -1;
 	memset(mine, 0, sizeof(mine));
 	/* first pass: which contexts hold our QPs */
 	while (fgets(line, sizeof(line), f)) {
-		long long ctx = field(line, "ctx"), qpn = field(line, "qpn");
+		long long ctx = emu_stat_num(line, "ctx", -1);
+		uint32_t qpn = emu_stat_num(line, "qpn", -1);
 
-		if (!strncmp(line, "end ", 4))
+		if (emu_stat_is(line, "end"))
 			ended = 1;
-		if (strncmp(line, "qp ", 3) || ctx < 0 || ctx >= EMU_MAX_CTX)
+		if (!emu_stat_is(line, "qp") || ctx < 0 || ctx >= EMU_MAX_CTX)
 			continue;
-		for (i = 0; i < nqpns; i++)
-			if (qpns[i] == (uint32_t)qpn)
-				mine[ctx] = 1;
+		if (bsearch(&qpn, qpns, nqpns, sizeof(*qpns), cmp_u32)) {
+			mine[ctx] = 1;
+			found++;
+		}
 	}
 	rewind(f);
 	*uars = *contexts = 0;
 	while (fgets(line, sizeof(line), f)) {
-		long long ctx = field(line, "ctx"), n = field(line, "uars");
+		long long ctx = emu_stat_num(line, "ctx", -1),
+			  n = emu_stat_num(line, "uars", -1);
 
-		if (!strncmp(line, "end ", 4))
+		if (emu_stat_is(line, "end"))
 			break;
-		if (strncmp(line, "context ", 8) || ctx < 0 ||
+		if (!emu_stat_is(line, "context") || ctx < 0 ||
 		    ctx >= EMU_MAX_CTX || !mine[ctx] || n < 0)
 			continue;
 		*uars += n;
 		(*contexts)++;
 	}
 	fclose(f);
-	return ended ? 0 : 1;
+	return ended && found == nqpns ? 0 : 1;
 }
 
 int wmt_emu_uars(const uint32_t *qpns, unsigned int nqpns, unsigned int *uars,
 		 unsigned int *contexts)
 {
-	const char *dir = getenv("MLX5EMU_STAT_DIR");
-	char file[PATH_MAX];
+	uint32_t *sorted = malloc((nqpns + 1) * sizeof(*sorted));
 	int tries, ret = -1;
 
-	if (!dir || !*dir)
+	if (!sorted)
 		return -1;
-	snprintf(file, sizeof(file), "%s/%d", dir, (int)getpid());
+	memcpy(sorted, qpns, nqpns * sizeof(*sorted));
+	qsort(sorted, nqpns, sizeof(*sorted), cmp_u32);
 	/* a big process's file is rewritten at most every 100 ms */
-	for (tries = 0; tries < 5; tries++) {
-		struct timespec ts = { 0, 150 * 1000 * 1000 };
+	for (tries = 0; tries < 40; tries++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-		ret = read_emu(file, qpns, nqpns, uars, contexts);
+		ret = read_emu(sorted, nqpns, uars, contexts);
 		if (ret <= 0)
 			break;
 		nanosleep(&ts, NULL);
 	}
+	free(sorted);
 	return ret ? -1 : 0;
 }

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "mono_clock.h"
 #include "oob.h"
 #include "peer.h"
 
@@ -17,14 +17,6 @@ struct wmt_client {
 	double last_progress;
 	int status; /* first connection failure */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* the connection failed: say why once, remember the code */
 static int lost(struct wmt_client *c, int code, char *err, size_t errlen)
@@ -43,8 +35,8 @@ static int malformed(struct wmt_client *c, const char *what, char *err,
 {
 	snprintf(c->oob.err, sizeof(c->oob.err),
 		 "malformed %s message from the server", what);
-	wmt_oob_send_error(&c->oob, WMT_EXIT_PROTOCOL, c->oob.err);
-	return lost(c, WMT_EXIT_PROTOCOL, err, errlen);
+	wmt_oob_send_error(&c->oob, PERFTEST_EXIT_PROTOCOL, c->oob.err);
+	return lost(c, PERFTEST_EXIT_PROTOCOL, err, errlen);
 }
 
 struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
@@ -55,7 +47,7 @@ struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
 	int ret;
 
 	if (!c) {
-		*code = WMT_EXIT_DEVICE;
+		*code = PERFTEST_EXIT_DEVICE;
 		return NULL;
 	}
 	c->o = o;
@@ -85,8 +77,8 @@ struct wmt_client *wmt_client_open(const struct wmt_options *o, int *code)
 
 static int client_setup(void *arg, const struct wmt_regions *r,
 			const struct wmt_layout *l, unsigned int nqps,
-			struct wmt_qp_addr *remote, uint64_t *base,
-			uint32_t *rkey, char *err, size_t errlen)
+			struct rc_addr *remote, uint64_t *base, uint32_t *rkey,
+			char *err, size_t errlen)
 {
 	struct wmt_client *c = arg;
 	uint8_t p[20];
@@ -122,7 +114,7 @@ static int client_setup(void *arg, const struct wmt_regions *r,
 	return ret ? malformed(c, "TARGET", err, errlen) : 0;
 }
 
-static int client_connect(void *arg, const struct wmt_qp_addr *local, char *err,
+static int client_connect(void *arg, const struct rc_addr *local, char *err,
 			  size_t errlen)
 {
 	struct wmt_client *c = arg;
@@ -133,7 +125,7 @@ static int client_connect(void *arg, const struct wmt_qp_addr *local, char *err,
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put32(&b, c->nqps);
 	for (k = 0; k < c->nqps; k++)
 		wmt_put_addr(&b, &local[k]);
@@ -145,7 +137,7 @@ static int client_connect(void *arg, const struct wmt_qp_addr *local, char *err,
 		return lost(c, ret, err, errlen);
 	ret = m.len != 0;
 	wmt_oob_msg_free(&m);
-	c->last_progress = now();
+	c->last_progress = mono_now();
 	return ret ? malformed(c, "READY", err, errlen) : 0;
 }
 
@@ -161,13 +153,13 @@ static int client_tick(void *arg)
 		ret = wmt_oob_recv(&c->oob, 0, &m);
 		if (!ret) {
 			wmt_oob_msg_free(&m);
-			ret = WMT_EXIT_PROTOCOL;
+			ret = PERFTEST_EXIT_PROTOCOL;
 		}
 		return lost(c, ret, NULL, 0);
 	}
-	if (now() - c->last_progress < 1)
+	if (mono_now() - c->last_progress < 1)
 		return 0;
-	c->last_progress = now();
+	c->last_progress = mono_now();
 	ret = wmt_oob_send(&c->oob, OOB_PROGRESS, NULL, 0);
 	return ret ? lost(c, ret, NULL, 0) : 0;
 }
@@ -184,7 +176,7 @@ static int client_verify(void *arg, const uint64_t *iters, uint64_t *bad,
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put32(&b, c->threads);
 	for (t = 0; t < c->threads; t++)
 		wmt_put64(&b, iters[t]);
@@ -231,7 +223,7 @@ int wmt_client_close(struct wmt_client *c)
 	int ret = c->status;
 
 	if (!ret && wmt_oob_send(&c->oob, OOB_BYE, NULL, 0))
-		ret = lost(c, WMT_EXIT_DISCONNECT, NULL, 0);
+		ret = lost(c, PERFTEST_EXIT_DISCONNECT, NULL, 0);
 	wmt_oob_close(&c->oob);
 	free(c);
 	return ret;

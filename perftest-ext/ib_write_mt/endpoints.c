@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 
 #include "endpoints.h"
+#include "mono_clock.h"
 #include "target.h"
 
 struct builder {
@@ -14,7 +16,26 @@ struct builder {
 	const struct wmt_options *o;
 	char *err;
 	size_t errlen;
+	/* the mappings before the context being built (after the last one) */
+	struct wmt_maps maps;
+	double start, shown; /* a progress line after a second, on a tty */
+	bool progress;
 };
+
+/* on a terminal, a setup longer than a second says how far it is */
+static void progress(struct builder *b, unsigned int done)
+{
+	double now;
+
+	if (!b->progress)
+		return;
+	now = mono_now();
+	if (now - b->start < 1 || now - b->shown < 0.25)
+		return;
+	b->shown = now;
+	fprintf(stderr, "\r ib_write_mt: setting up %s: %u of %u endpoints",
+		wmt_category_name(b->e->l.cat), done, b->e->l.nvirt);
+}
 
 static int fail(struct builder *b, int code, const char *what, int err)
 {
@@ -33,7 +54,7 @@ static int probe_context(struct builder *b, unsigned int c)
 	if (mlx5dv_query_device(b->e->ctx[c], &dv)) {
 		if (level)
 			return fail(
-				b, WMT_EXIT_UNAVAILABLE,
+				b, PERFTEST_EXIT_UNAVAILABLE,
 				"not an mlx5 device: thread-domain levels unknown",
 				EOPNOTSUPP);
 		return 0;
@@ -44,7 +65,7 @@ static int probe_context(struct builder *b, unsigned int c)
 		snprintf(
 			b->err, b->errlen,
 			"libmlx5 has no thread-domain sharing levels (MLX5DV_CONTEXT_MASK_TD_SHARING)");
-		return WMT_EXIT_UNAVAILABLE;
+		return PERFTEST_EXIT_UNAVAILABLE;
 	}
 	if (!(dv.td_sharing_caps & (1u << level))) {
 		snprintf(
@@ -52,7 +73,7 @@ static int probe_context(struct builder *b, unsigned int c)
 			"the device cannot give level-%u thread domains (td_sharing_caps 0x%x)%s",
 			level, dv.td_sharing_caps,
 			b->o->blueflame ? "" : "; BlueFlame is off");
-		return WMT_EXIT_UNAVAILABLE;
+		return PERFTEST_EXIT_UNAVAILABLE;
 	}
 	return 0;
 }
@@ -82,7 +103,7 @@ static int build_mr(struct builder *b, unsigned int m)
 	e->mr[m] = ibv_reg_mr(e->pd[first / l->vdeg[RES_PD]], e->arena + start,
 			      end - start, IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr[m])
-		return fail(b, WMT_EXIT_DEVICE, "ibv_reg_mr", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_reg_mr", errno);
 	return 0;
 }
 
@@ -106,14 +127,14 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 			 e->l.td_level, q, strerror(err));
 		/* what the device or library cannot give, not a failure */
 		return err == EOPNOTSUPP || err == EINVAL || err == ENOMEM ?
-			       WMT_EXIT_UNAVAILABLE :
-			       WMT_EXIT_DEVICE;
+			       PERFTEST_EXIT_UNAVAILABLE :
+			       PERFTEST_EXIT_DEVICE;
 	}
 	pa.pd = e->pd[wmt_layout_index(&e->l, RES_PD, v)];
 	pa.td = qp->td;
 	qp->parent = ibv_alloc_parent_domain(e->ctx[c], &pa);
 	if (!qp->parent)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_alloc_parent_domain",
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_alloc_parent_domain",
 			    errno);
 	return 0;
 }
@@ -147,7 +168,7 @@ static int build_cq(struct builder *b, unsigned int n, unsigned int c)
 	}
 	cq = ibv_create_cq_ex(e->ctx[c], &ca);
 	if (!cq)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_create_cq_ex", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_create_cq_ex", errno);
 	e->cq[n] = ibv_cq_ex_to_cq(cq);
 	obj.cq.in = e->cq[n];
 	obj.cq.out = &dvcq;
@@ -177,14 +198,24 @@ static int build_qp(struct builder *b, unsigned int q, unsigned int c)
 	};
 	struct mlx5dv_obj obj = {};
 	struct mlx5dv_qp dvqp = {};
+	struct ibv_device_attr da;
 
+	/* a shared QP deeper than the device allows: unavailable */
+	if (l->vdeg[RES_QP] > 1 && !ibv_query_device(e->ctx[c], &da) &&
+	    qa.cap.max_send_wr > (unsigned int)da.max_qp_wr) {
+		snprintf(
+			b->err, b->errlen,
+			"a QP of %u threads x %u WQEs is deeper than the device's max_qp_wr %d: fewer --threads or a smaller -t",
+			l->vdeg[RES_QP], b->o->tx_depth, da.max_qp_wr);
+		return PERFTEST_EXIT_UNAVAILABLE;
+	}
 	qp->ctx = c;
 	qp->cq = wmt_layout_index(l, RES_CQ, v);
 	qa.send_cq = qa.recv_cq = e->cq[qp->cq];
 	qa.pd = qp->parent ? qp->parent : e->pd[wmt_layout_index(l, RES_PD, v)];
 	qp->qp = ibv_create_qp_ex(e->ctx[c], &qa);
 	if (!qp->qp)
-		return fail(b, WMT_EXIT_DEVICE, "ibv_create_qp_ex", errno);
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_create_qp_ex", errno);
 	obj.qp.in = qp->qp;
 	obj.qp.out = &dvqp;
 	if (!mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP)) {
@@ -203,24 +234,21 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 	struct wmt_endpoints *e = b->e;
 	const struct wmt_layout *l = &e->l;
 	unsigned int v, first = c * l->vdeg[RES_CTX];
-	struct wmt_maps before, after;
 	unsigned int mappings = 0;
+	struct wmt_maps after;
 	int ret;
 
-	if (wmt_maps_snapshot(&before))
-		return fail(b, WMT_EXIT_DEVICE, "/proc/self/maps", errno);
 	e->ctx[c] = ibv_open_device(dev);
-	if (!e->ctx[c]) {
-		ret = fail(b, WMT_EXIT_DEVICE, "ibv_open_device", errno);
-		goto out;
-	}
+	if (!e->ctx[c])
+		return fail(b, PERFTEST_EXIT_DEVICE, "ibv_open_device", errno);
 	ret = probe_context(b, c);
 	for (v = first; !ret && v < first + l->vdeg[RES_CTX]; v++) {
+		progress(b, v);
 		if (v % l->vdeg[RES_PD] == 0) {
 			e->pd[v / l->vdeg[RES_PD]] = ibv_alloc_pd(e->ctx[c]);
 			if (!e->pd[v / l->vdeg[RES_PD]])
-				ret = fail(b, WMT_EXIT_DEVICE, "ibv_alloc_pd",
-					   errno);
+				ret = fail(b, PERFTEST_EXIT_DEVICE,
+					   "ibv_alloc_pd", errno);
 		}
 		if (!ret && v % l->vdeg[RES_MR] == 0)
 			ret = build_mr(b, v / l->vdeg[RES_MR]);
@@ -231,14 +259,14 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 		if (!ret && v % l->vdeg[RES_QP] == 0)
 			ret = build_qp(b, v / l->vdeg[RES_QP], c);
 	}
+	/* this context's "after" is the next one's "before": one read each */
 	if (!ret && !wmt_maps_snapshot(&after)) {
 		e->usage.uar_pages += wmt_maps_device_pages(
-			&before, &after, e->ctx[c]->cmd_fd, &mappings);
+			&b->maps, &after, e->ctx[c]->cmd_fd, &mappings);
 		e->usage.uar_mappings += mappings;
-		wmt_maps_free(&after);
+		wmt_maps_free(&b->maps);
+		b->maps = after;
 	}
-out:
-	wmt_maps_free(&before);
 	return ret;
 }
 
@@ -292,7 +320,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 			const struct wmt_layout *l, struct ibv_device *dev,
 			unsigned int slots, char *err, size_t errlen)
 {
-	struct builder b = { e, o, err, errlen };
+	struct builder b = { .e = e, .o = o, .err = err, .errlen = errlen };
 	unsigned int c;
 	int ret = 0;
 
@@ -307,7 +335,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	ret = posix_memalign((void **)&e->arena, 4096, e->arena_len);
 	if (ret) {
 		e->arena = NULL;
-		ret = fail(&b, WMT_EXIT_DEVICE, "buffers", ret);
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "buffers", ret);
 		goto err;
 	}
 	memset(e->arena, 0, e->arena_len);
@@ -318,11 +346,20 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	e->qp = calloc(l->count[RES_QP], sizeof(*e->qp));
 	e->th = calloc(l->threads, sizeof(*e->th));
 	if (!e->ctx || !e->pd || !e->mr || !e->cq || !e->qp || !e->th) {
-		ret = fail(&b, WMT_EXIT_DEVICE, "endpoint tables", ENOMEM);
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "endpoint tables", ENOMEM);
+		goto err;
+	}
+	b.start = b.shown = mono_now();
+	b.progress = isatty(STDERR_FILENO);
+	if (wmt_maps_snapshot(&b.maps)) {
+		ret = fail(&b, PERFTEST_EXIT_DEVICE, "/proc/self/maps", errno);
 		goto err;
 	}
 	for (c = 0; !ret && c < l->count[RES_CTX]; c++)
 		ret = build_context(&b, dev, c);
+	wmt_maps_free(&b.maps);
+	if (b.progress && b.shown > b.start)
+		fputs("\r\033[K", stderr);
 	if (ret)
 		goto err;
 	place_threads(e);
@@ -334,8 +371,8 @@ err:
 }
 
 int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
-			  const struct wmt_qp_addr *remote,
-			  struct wmt_qp_addr *local, char *err, size_t errlen)
+			  const struct rc_addr *remote, struct rc_addr *local,
+			  char *err, size_t errlen)
 {
 	unsigned int q, k = 0;
 	int ret;
@@ -346,19 +383,19 @@ int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
 		if (!qp->users)
 			continue;
 		/* our half of the address: the context's port, QPN and PSN */
-		ret = wmt_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
-				    &local[k]);
+		ret = rc_port_addr(e->ctx[qp->ctx], o->ib_port, o->gid_index,
+				   &local[k]);
 		local[k].qpn = qp->qp->qp_num;
 		local[k].psn = wmt_psn(local[k].qpn);
 		if (!ret)
-			ret = wmt_qp_init(qp->qp, o->ib_port, 0);
+			ret = rc_qp_init(qp->qp, o->ib_port, 0);
 		if (!ret)
-			ret = wmt_qp_connect(qp->qp, o->ib_port, o->gid_index,
-					     &local[k], &remote[k], 1);
+			ret = rc_qp_connect(qp->qp, o->ib_port, o->gid_index,
+					    &local[k], &remote[k]);
 		if (ret) {
 			snprintf(err, errlen, "connecting QP 0x%x: %s",
 				 qp->qp->qp_num, strerror(ret));
-			return WMT_EXIT_DEVICE;
+			return PERFTEST_EXIT_DEVICE;
 		}
 		k++;
 	}

@@ -13,7 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "accounting.h"
-#include "connect.h"
+#include "rc_connect.h"
 #include "layout.h"
 
 struct wmt_qp_ep {
@@ -62,8 +62,8 @@ struct wmt_endpoints {
 };
 
 /*
- * Builds the endpoints on dev. Returns 0; WMT_EXIT_UNAVAILABLE when the
- * library or device cannot build the category; WMT_EXIT_DEVICE on other
+ * Builds the endpoints on dev. Returns 0; PERFTEST_EXIT_UNAVAILABLE when the
+ * library or device cannot build the category; PERFTEST_EXIT_DEVICE on other
  * failures. err says why; nothing stays allocated on failure.
  */
 int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
@@ -75,8 +75,8 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
  * towards remote[k].
  */
 int wmt_endpoints_connect(struct wmt_endpoints *e, const struct wmt_options *o,
-			  const struct wmt_qp_addr *remote,
-			  struct wmt_qp_addr *local, char *err, size_t errlen);
+			  const struct rc_addr *remote, struct rc_addr *local,
+			  char *err, size_t errlen);
 
 /* the mlx5emu accounting for these endpoints (emu_uars) */
 void wmt_endpoints_emu_usage(struct wmt_endpoints *e);

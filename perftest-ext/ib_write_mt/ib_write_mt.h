@@ -10,21 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Exit codes (documented in --help and the man page) */
-enum wmt_exit {
-	WMT_EXIT_OK = 0,
-	WMT_EXIT_USAGE = 1, /* bad option or impossible combination */
-	WMT_EXIT_VERIFY = 2, /* a written byte or a guard is wrong */
-	WMT_EXIT_UNAVAILABLE =
-		3, /* a category the library/device cannot build */
-	WMT_EXIT_DEVICE = 4, /* a verb or a completion failed */
-	WMT_EXIT_PROTOCOL =
-		5, /* malformed, truncated or mismatched peer message */
-	WMT_EXIT_VERSION = 6, /* the peer speaks another protocol version */
-	WMT_EXIT_DISCONNECT = 7, /* the peer closed the connection mid-run */
-	WMT_EXIT_TIMEOUT = 8, /* connect or read timeout */
-	WMT_EXIT_OUTPUT = 9, /* JSON/CSV/plot file could not be written */
-};
+#include "exit_code.h"
 
 enum wmt_category {
 	CAT_MPI_EVERYWHERE,
@@ -77,8 +63,11 @@ struct wmt_options {
 	int gid_index; /* -1: none (IB), else use a GRH */
 	unsigned int tcp_port;
 	unsigned int threads;
+	bool threads_given; /* --threads on the command line */
 	unsigned int size;
+	bool size_given; /* -s on the command line */
 	uint64_t iters;
+	bool iters_given; /* -n on the command line */
 	unsigned int duration; /* seconds; 0: iterations */
 	unsigned int tx_depth;
 	unsigned int post_list;
@@ -90,6 +79,9 @@ struct wmt_options {
 	bool pin;
 	enum wmt_poll poll;
 	unsigned int categories; /* bit mask of enum wmt_category */
+	unsigned char order[CAT_COUNT]; /* the categories in the rows' order */
+	unsigned int ncats;
+	bool categories_given; /* --endpoints or --sharing */
 	unsigned int sharing; /* --sharing: 0 = the category's */
 	unsigned int share[RES_COUNT]; /* 0 = not given */
 	enum wmt_role role;
@@ -103,11 +95,20 @@ struct wmt_options {
 	const char *plot_file;
 	enum wmt_sweep sweep;
 	enum wmt_res sweep_res;
-	bool quiet;
+	bool wide; /* --wide: every column of the table */
 };
 
 const char *wmt_category_name(enum wmt_category cat);
 const char *wmt_res_name(enum wmt_res res);
+
+/* a sweep's first point; it doubles up to the option's value */
+static inline unsigned int wmt_sweep_first(const struct wmt_options *o)
+{
+	return o->sweep == SWEEP_SIZE && o->size >= 2 ? 2 : 1;
+}
+
+/* seconds per row without -n or -D */
+#define WMT_DEFAULT_DURATION 2
 
 /* 64-byte cache lines: per-thread data never shares one unless asked */
 #define WMT_CACHE_LINE 64

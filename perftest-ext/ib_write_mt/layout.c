@@ -8,52 +8,102 @@
 
 struct category_desc {
 	const char *name;
+	const char *help; /* what --help says it builds */
 	unsigned int base[RES_COUNT];
 	unsigned int fixed; /* bit mask of enum wmt_res the category defines */
 	unsigned int td_level;
 	unsigned int factor;
+	/* the mapping level (Fig. 4b) every thread gets, 0: no such promise */
+	unsigned int mapping_level;
 };
 
-#define F(r) (1u << (r))
+#define BIT(n) (1u << (n))
 
 /* ICPADS'18 Section VI, plus the two helpers for Sections IV and V */
 static const struct category_desc categories[CAT_COUNT] = {
-	[CAT_MPI_EVERYWHERE] = { "mpi-everywhere",
-				 { 1, 1, 1, 1, 1, 1 },
-				 F(RES_CTX),
-				 0,
-				 1 },
-	[CAT_2XDYNAMIC] = { "2xdynamic",
-			    { ALL, ALL, ALL, 1, 1, 1 },
-			    F(RES_CTX) | F(RES_QP),
-			    1,
-			    2 },
-	[CAT_DYNAMIC] = { "dynamic",
-			  { ALL, ALL, ALL, 1, 1, 1 },
-			  F(RES_CTX) | F(RES_QP),
-			  1,
-			  1 },
-	[CAT_SHARED_DYNAMIC] = { "shared-dynamic",
-				 { ALL, ALL, ALL, 1, 1, 1 },
-				 F(RES_CTX) | F(RES_QP),
-				 2,
-				 1 },
-	[CAT_STATIC] = { "static",
-			 { ALL, ALL, ALL, 1, 1, 1 },
-			 F(RES_CTX) | F(RES_QP),
-			 0,
-			 1 },
-	[CAT_MPI_THREADS] = { "mpi+threads",
-			      { ALL, ALL, ALL, 1, ALL, ALL },
-			      F(RES_CQ) | F(RES_QP),
-			      0,
-			      1 },
-	[CAT_SHARED_UUAR] = { "shared-uuar",
-			      { ALL, ALL, ALL, 1, 1, 1 },
-			      F(RES_CTX) | F(RES_QP),
-			      3,
-			      1 },
-	[CAT_XWAY] = { "xway", { 1, 1, 1, 1, 1, 1 }, 0, 0, 1 },
+	[CAT_MPI_EVERYWHERE] = {
+		.name = "mpi-everywhere",
+		.help = "a context per thread",
+		.base = { 1, 1, 1, 1, 1, 1 },
+		.fixed = BIT(RES_CTX),
+		.factor = 1,
+		.mapping_level = 1,
+	},
+	[CAT_2XDYNAMIC] = {
+		.name = "2xdynamic",
+		.help = "2T level-1 TDs with a QP each, every other one used",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 1,
+		.factor = 2,
+		.mapping_level = 1,
+	},
+	[CAT_DYNAMIC] = {
+		.name = "dynamic",
+		.help = "T level-1 TDs (own UAR page)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 1,
+		.factor = 1,
+		.mapping_level = 1,
+	},
+	[CAT_SHARED_DYNAMIC] = {
+		.name = "shared-dynamic",
+		.help = "T level-2 TDs (two per UAR page)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 2,
+		.factor = 1,
+		.mapping_level = 2,
+	},
+	[CAT_STATIC] = {
+		.name = "static",
+		.help = "T QPs, no TDs",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.factor = 1,
+	},
+	[CAT_MPI_THREADS] = {
+		.name = "mpi+threads",
+		.help = "one QP and CQ shared by all threads (locked)",
+		.base = { ALL, ALL, ALL, 1, ALL, ALL },
+		.fixed = BIT(RES_CQ) | BIT(RES_QP),
+		.factor = 1,
+		.mapping_level = 4,
+	},
+	[CAT_SHARED_UUAR] = {
+		.name = "shared-uuar",
+		.help = "T level-3 TDs (shared uUAR, BlueFlame lock)",
+		.base = { ALL, ALL, ALL, 1, 1, 1 },
+		.fixed = BIT(RES_CTX) | BIT(RES_QP),
+		.td_level = 3,
+		.factor = 1,
+		.mapping_level = 3,
+	},
+	[CAT_XWAY] = {
+		.name = "xway",
+		.help = "everything per thread unless --share-X",
+		.base = { 1, 1, 1, 1, 1, 1 },
+		.factor = 1,
+	},
+};
+
+/* the rows of a set come in its members' order: levels 1, 2, 3, 4 */
+const struct wmt_category_set wmt_category_sets[WMT_NSETS] = {
+	{ "all",
+	  "the six of the paper (mpi-everywhere .. mpi+threads)",
+	  BIT(CAT_MPI_EVERYWHERE) | BIT(CAT_2XDYNAMIC) | BIT(CAT_DYNAMIC) |
+		  BIT(CAT_SHARED_DYNAMIC) | BIT(CAT_STATIC) |
+		  BIT(CAT_MPI_THREADS),
+	  { CAT_MPI_EVERYWHERE, CAT_2XDYNAMIC, CAT_DYNAMIC, CAT_SHARED_DYNAMIC,
+	    CAT_STATIC, CAT_MPI_THREADS },
+	  6 },
+	{ "levels",
+	  NULL,
+	  BIT(CAT_DYNAMIC) | BIT(CAT_SHARED_DYNAMIC) | BIT(CAT_SHARED_UUAR) |
+		  BIT(CAT_MPI_THREADS),
+	  { CAT_DYNAMIC, CAT_SHARED_DYNAMIC, CAT_SHARED_UUAR, CAT_MPI_THREADS },
+	  4 },
 };
 
 static const char *const res_names[RES_COUNT] = {
@@ -72,6 +122,11 @@ const char *wmt_category_name(enum wmt_category cat)
 	return cat < CAT_COUNT ? categories[cat].name : "?";
 }
 
+const char *wmt_category_help(enum wmt_category cat)
+{
+	return cat < CAT_COUNT ? categories[cat].help : "?";
+}
+
 const char *wmt_res_name(enum wmt_res res)
 {
 	return res < RES_COUNT ? res_names[res] : "?";
@@ -80,6 +135,11 @@ const char *wmt_res_name(enum wmt_res res)
 unsigned int wmt_category_level(enum wmt_category cat)
 {
 	return categories[cat].td_level;
+}
+
+unsigned int wmt_category_mapping_level(enum wmt_category cat)
+{
+	return categories[cat].mapping_level;
 }
 
 static int check_sharing_level(const struct wmt_options *o,
@@ -98,47 +158,69 @@ static int check_sharing_level(const struct wmt_options *o,
 			err, errlen,
 			"--sharing=%u contradicts --endpoints=%s: its thread domains are level %u",
 			o->sharing, c->name, c->td_level);
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
-/* the explicit --share-X values (and -q), checked against the category */
+/* the option the user typed that set share[r]: --share-X or -q */
+static const char *typed(const struct wmt_options *o, enum wmt_res r,
+			 unsigned int v, char *buf, size_t len)
+{
+	if (o->share[r])
+		snprintf(buf, len, "--share-%s=%u", res_names[r], v);
+	else
+		snprintf(buf, len, "-q %u", o->num_qps);
+	return buf;
+}
+
+/*
+ * The explicit --share-X values, checked against the category. -q N is
+ * perftest's: N QPs in one context (one PD, MR and CQ), each QP shared by
+ * T/N threads; with --share-X, only the QPs are -q's.
+ */
 static int apply_options(const struct wmt_options *o,
 			 const struct category_desc *c, struct wmt_layout *l,
 			 unsigned int *explicit, char *err, size_t errlen)
 {
-	unsigned int share[RES_COUNT];
+	unsigned int share[RES_COUNT], given = 0;
+	char name[48];
 	enum wmt_res r;
 
 	memcpy(share, o->share, sizeof(share));
+	for (r = 0; r < RES_COUNT; r++)
+		given |= share[r];
 	if (o->num_qps) {
 		if (o->num_qps > l->threads || l->threads % o->num_qps) {
 			snprintf(
 				err, errlen,
 				"-q %u: the number of QPs must divide --threads=%u",
 				o->num_qps, l->threads);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
-		share[RES_QP] = l->threads / o->num_qps;
+		if (!share[RES_QP])
+			share[RES_QP] = l->threads / o->num_qps;
+		for (r = RES_CTX; !given && r <= RES_CQ; r++)
+			if (r != RES_BUF)
+				share[r] = l->threads;
 	}
 	for (r = 0; r < RES_COUNT; r++) {
 		if (!share[r])
 			continue;
 		if (share[r] > l->threads || l->threads % share[r]) {
-			snprintf(err, errlen,
-				 "--share-%s=%u: must divide --threads=%u",
-				 res_names[r], share[r], l->threads);
-			return WMT_EXIT_USAGE;
+			snprintf(err, errlen, "%s: must divide --threads=%u",
+				 typed(o, r, share[r], name, sizeof(name)),
+				 l->threads);
+			return PERFTEST_EXIT_USAGE;
 		}
-		if ((c->fixed & F(r)) && share[r] != l->deg[r]) {
+		if ((c->fixed & BIT(r)) && share[r] != l->deg[r]) {
 			snprintf(
 				err, errlen,
-				"--share-%s=%u contradicts --endpoints=%s, which shares each %s among %u thread(s)",
-				res_names[r], share[r], c->name, res_names[r],
-				l->deg[r]);
-			return WMT_EXIT_USAGE;
+				"%s contradicts --endpoints=%s, which shares each %s among %u thread(s)",
+				typed(o, r, share[r], name, sizeof(name)),
+				c->name, res_names[r], l->deg[r]);
+			return PERFTEST_EXIT_USAGE;
 		}
 		l->deg[r] = share[r];
-		*explicit |= F(r);
+		*explicit |= BIT(r);
 	}
 	return 0;
 }
@@ -160,19 +242,19 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 				continue;
 			changed = true;
 			/* a value moved one way never moves back */
-			if (!((locked | raised) & F(ch))) {
+			if (!((locked | raised) & BIT(ch))) {
 				l->deg[ch] = l->deg[pa];
-				lowered |= F(ch);
-			} else if (!((locked | lowered) & F(pa))) {
+				lowered |= BIT(ch);
+			} else if (!((locked | lowered) & BIT(pa))) {
 				l->deg[pa] = l->deg[ch];
-				raised |= F(pa);
+				raised |= BIT(pa);
 			} else {
 				snprintf(
 					err, errlen,
 					"impossible sharing for %s: a %s shared by %u threads needs its %s shared by at least as many, not %u",
 					c->name, res_names[ch], l->deg[ch],
 					res_names[pa], l->deg[pa]);
-				return WMT_EXIT_USAGE;
+				return PERFTEST_EXIT_USAGE;
 			}
 		}
 	}
@@ -185,7 +267,7 @@ static int apply_rules(const struct category_desc *c, struct wmt_layout *l,
 				"impossible sharing for %s: groups of %u threads per %s do not nest in groups of %u per %s",
 				c->name, l->deg[ch], res_names[ch], l->deg[pa],
 				res_names[pa]);
-			return WMT_EXIT_USAGE;
+			return PERFTEST_EXIT_USAGE;
 		}
 	}
 	return 0;
@@ -207,7 +289,7 @@ int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 	l->factor = c->factor;
 	if (!threads) {
 		snprintf(err, errlen, "--threads must be at least 1");
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	ret = check_sharing_level(o, c, err, errlen);
 	if (ret)
@@ -225,7 +307,7 @@ int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 			err, errlen,
 			"%s: a QP of a thread domain takes no lock and cannot be shared",
 			c->name);
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	l->nvirt = threads * l->factor;
 	for (r = 0; r < RES_COUNT; r++) {

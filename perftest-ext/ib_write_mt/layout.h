@@ -34,7 +34,7 @@ struct wmt_layout {
 	unsigned int count[RES_COUNT];
 };
 
-/* Returns 0, or WMT_EXIT_USAGE with the reason in err. */
+/* Returns 0, or PERFTEST_EXIT_USAGE with the reason in err. */
 int wmt_layout_resolve(const struct wmt_options *o, enum wmt_category cat,
 		       unsigned int threads, struct wmt_layout *l, char *err,
 		       size_t errlen);
@@ -46,7 +46,30 @@ static inline unsigned int wmt_layout_index(const struct wmt_layout *l,
 	return v / l->vdeg[res];
 }
 
+/* what a category builds, in a line of --help */
+const char *wmt_category_help(enum wmt_category cat);
+
+/* the names --endpoints takes for several categories at once */
+struct wmt_category_set {
+	const char *name;
+	const char *help; /* NULL: --help lists the categories */
+	unsigned int mask; /* of enum wmt_category */
+	unsigned char members[CAT_COUNT]; /* in the order the rows come */
+	unsigned int n;
+};
+
+#define WMT_NSETS 2
+/* "all" first: the default */
+extern const struct wmt_category_set wmt_category_sets[WMT_NSETS];
+
 /* the TD level a category builds with (0: none) */
 unsigned int wmt_category_level(enum wmt_category cat);
+
+/*
+ * The mapping level (paper Fig. 4b, enum wmt_level) that defines a
+ * category: a row where some thread got another is not that category.
+ * 0: the category is defined by its resources alone.
+ */
+unsigned int wmt_category_mapping_level(enum wmt_category cat);
 
 #endif

@@ -10,7 +10,13 @@
 
 #include "layout.h"
 #include "options.h"
+#include "output_file.h"
 #include "peer.h"
+#include "plot.h"
+#include "sendloop.h"
+
+/* the shell's status for a run stopped by Ctrl-C (128 + SIGINT) */
+#define EXIT_INTERRUPTED 130
 
 #define MAX_POINTS 16
 
@@ -33,7 +39,6 @@ static unsigned int powers(unsigned int *v, unsigned int from, unsigned int to)
 /* the configurations --sweep asks for (one without it) */
 static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 {
-	static const unsigned int sizes[] = { 2, 8, 64, 512, 4096 };
 	unsigned int v[MAX_POINTS], n = 0, i, k = 0;
 
 	switch (o->sweep) {
@@ -45,14 +50,13 @@ static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 		n = powers(v, 1, o->threads);
 		break;
 	case SWEEP_POSTLIST:
-		n = powers(v, 1, 64);
+		n = powers(v, 1, o->post_list);
 		break;
 	case SWEEP_UNSIGNALED:
-		n = powers(v, 1, 64);
+		n = powers(v, 1, o->cq_mod);
 		break;
 	case SWEEP_SIZE:
-		for (n = 0; n < sizeof(sizes) / sizeof(sizes[0]); n++)
-			v[n] = sizes[n];
+		n = powers(v, wmt_sweep_first(o), o->size);
 		break;
 	case SWEEP_SHARE:
 		n = powers(v, 1, o->threads);
@@ -118,11 +122,12 @@ static struct ibv_device *find_device(const struct wmt_options *o,
 static int worst(int a, int b)
 {
 	static const int rank[] = {
-		[WMT_EXIT_OK] = 0,	 [WMT_EXIT_UNAVAILABLE] = 1,
-		[WMT_EXIT_OUTPUT] = 2,	 [WMT_EXIT_DEVICE] = 3,
-		[WMT_EXIT_TIMEOUT] = 4,	 [WMT_EXIT_DISCONNECT] = 5,
-		[WMT_EXIT_PROTOCOL] = 6, [WMT_EXIT_VERSION] = 7,
-		[WMT_EXIT_USAGE] = 8,	 [WMT_EXIT_VERIFY] = 9,
+		[PERFTEST_EXIT_OK] = 0,	      [PERFTEST_EXIT_UNAVAILABLE] = 1,
+		[PERFTEST_EXIT_OUTPUT] = 2,   [PERFTEST_EXIT_DEVICE] = 3,
+		[PERFTEST_EXIT_TIMEOUT] = 4,  [PERFTEST_EXIT_DISCONNECT] = 5,
+		[PERFTEST_EXIT_PROTOCOL] = 6, [PERFTEST_EXIT_VERSION] = 7,
+		[PERFTEST_EXIT_PEER] = 8,     [PERFTEST_EXIT_USAGE] = 9,
+		[PERFTEST_EXIT_VERIFY] = 10,
 	};
 
 	return rank[b] > rank[a] ? b : a;
@@ -142,26 +147,43 @@ static int check_layouts(const struct point *p, unsigned int npoints)
 					       err, sizeof(err))) {
 				fprintf(stderr, "ib_write_mt: %s%s%s\n", err,
 					p[i].name[0] ? " at " : "", p[i].name);
-				return WMT_EXIT_USAGE;
+				return PERFTEST_EXIT_USAGE;
 			}
 	return 0;
 }
 
+/* every output file can be written, before anything runs */
+static int check_outputs(const struct wmt_options *o)
+{
+	if (o->plot_file && !plot_terminal(o->plot_file)) {
+		fprintf(stderr,
+			"ib_write_mt: --plot=%s: a .svg or .png file, please\n",
+			o->plot_file);
+		return PERFTEST_EXIT_USAGE;
+	}
+	if ((o->json_file && output_check("ib_write_mt", o->json_file)) ||
+	    (o->csv_file && output_check("ib_write_mt", o->csv_file)) ||
+	    (o->plot_file && output_check("ib_write_mt", o->plot_file)))
+		return PERFTEST_EXIT_OUTPUT;
+	return 0;
+}
+
 static int write_outputs(const struct wmt_options *o, struct wmt_row *rows,
-			 unsigned int n)
+			 unsigned int n, bool complete)
 {
 	char err[256];
 	int ret = 0;
 
 	if (o->out_json)
-		ret = worst(ret, wmt_report_json(o->json_file, o, rows, n));
+		ret = worst(ret, wmt_report_json(o->json_file, o, rows, n,
+						 complete));
 	if (o->csv_file)
 		ret = worst(ret, wmt_report_csv(o->csv_file, rows, n));
 	if (o->plot_file) {
 		if (wmt_report_plot(o->plot_file, o, rows, n, err,
 				    sizeof(err))) {
 			fprintf(stderr, "ib_write_mt: plot: %s\n", err);
-			ret = worst(ret, WMT_EXIT_OUTPUT);
+			ret = worst(ret, PERFTEST_EXIT_OUTPUT);
 		} else {
 			printf(" Plot: %s\n", o->plot_file);
 		}
@@ -174,7 +196,7 @@ static unsigned int npoints;
 
 static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 {
-	unsigned int i, c, n = 0;
+	unsigned int i, k, n = 0;
 	struct wmt_client *client = NULL;
 	struct wmt_loopback lb = { .dev = dev };
 	const struct wmt_target_ops *ops = &wmt_loopback_ops;
@@ -184,7 +206,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 
 	rows = calloc(npoints * CAT_COUNT, sizeof(*rows));
 	if (!rows)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	if (o->role == ROLE_CLIENT) {
 		client = wmt_client_open(o, &ret);
 		if (!client)
@@ -192,38 +214,61 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 		ops = &wmt_client_ops;
 		arg = client;
 	}
-	if (!o->quiet)
-		wmt_report_header(stdout, o);
-	for (i = 0; i < npoints; i++)
-		for (c = 0; c < CAT_COUNT; c++) {
+	wmt_report_header(stdout, o);
+	wmt_report_table_head(stdout, o->wide);
+	for (i = 0; i < npoints && !wmt_interrupted; i++)
+		for (k = 0; k < o->ncats && !wmt_interrupted; k++) {
 			struct wmt_row *r = &rows[n];
+			unsigned int c = o->order[k];
 			int status;
 
-			if (!(points[i].o.categories & (1u << c)))
-				continue;
 			lb.o = &points[i].o;
 			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",
 				 points[i].name);
+			wmt_report_row(stdout, r, o->wide);
 			n++;
 			ret = worst(ret, status);
-			if (status && status != WMT_EXIT_UNAVAILABLE &&
-			    status != WMT_EXIT_VERIFY)
+			if (status && status != PERFTEST_EXIT_UNAVAILABLE &&
+			    status != PERFTEST_EXIT_VERIFY)
 				fprintf(stderr, "ib_write_mt: %s: %s\n",
 					r->label, r->reason);
 			/* the connection is gone: no further rows */
-			if (status >= WMT_EXIT_PROTOCOL &&
-			    status <= WMT_EXIT_TIMEOUT)
+			if (status >= PERFTEST_EXIT_PROTOCOL &&
+			    status <= PERFTEST_EXIT_TIMEOUT)
 				goto done;
 		}
 done:
 	if (client)
 		ret = worst(ret, wmt_client_close(client));
-	wmt_report_table(stdout, rows, n);
-	ret = worst(ret, write_outputs(o, rows, n));
+	wmt_report_table_end(stdout, o->wide);
+	ret = worst(ret, write_outputs(o, rows, n, !wmt_interrupted));
+	if (wmt_interrupted) {
+		fprintf(stderr,
+			"ib_write_mt: interrupted: %u row(s) done, reported as an incomplete run\n",
+			n);
+		ret = EXIT_INTERRUPTED;
+	}
 out:
 	free(rows);
 	return ret;
+}
+
+static void interrupted(int sig)
+{
+	(void)sig;
+	wmt_interrupted = 1;
+}
+
+/* the first Ctrl-C ends the run with the rows done; a second one kills */
+static void on_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = interrupted,
+				.sa_flags = SA_RESETHAND };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int main(int argc, char **argv)
@@ -242,15 +287,21 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	ret = check_outputs(&o);
+	if (ret)
+		return ret;
 	/* a peer that goes away must not kill us with SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);
+	on_interrupt();
 	/* libmlx5 reads it when the context opens */
 	if (!o.blueflame)
 		setenv("MLX5_SHUT_UP_BF", "1", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dev = find_device(&o, &list);
+	if (dev) /* the header and JSON name the device the run used */
+		o.ib_dev = ibv_get_device_name(dev);
 	if (!dev)
-		ret = WMT_EXIT_DEVICE;
+		ret = PERFTEST_EXIT_DEVICE;
 	else if (o.role == ROLE_SERVER)
 		ret = wmt_server_main(&o, dev);
 	else

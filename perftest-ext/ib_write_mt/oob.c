@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ib_write_mt.h"
+#include "mono_clock.h"
 #include "oob.h"
 
 #define HDR_LEN 16
@@ -38,14 +38,6 @@ static int set_err(struct wmt_oob *oob, int code, const char *fmt,
 {
 	snprintf(oob->err, sizeof(oob->err), fmt, a, b);
 	return code;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* one connect attempt, waiting at most ms */
@@ -86,7 +78,7 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 		    unsigned int timeout_s)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	double deadline = now() + timeout_s;
+	double deadline = mono_now() + timeout_s;
 	char service[16];
 	int ret, err = ETIMEDOUT;
 
@@ -95,17 +87,18 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 	snprintf(service, sizeof(service), "%u", port);
 	ret = getaddrinfo(host, service, &hints, &res);
 	if (ret)
-		return set_err(oob, WMT_EXIT_USAGE, "cannot resolve %s: %s",
-			       host, gai_strerror(ret));
+		return set_err(oob, PERFTEST_EXIT_USAGE,
+			       "cannot resolve %s: %s", host,
+			       gai_strerror(ret));
 	/* the server may not listen yet (launchers start both at once) */
 	while (oob->fd < 0) {
-		int left = (deadline - now()) * 1000;
+		int left = (deadline - mono_now()) * 1000;
 
 		if (left <= 0)
 			break;
 		for (ai = res; ai && oob->fd < 0; ai = ai->ai_next)
 			err = try_connect(ai, left, &oob->fd);
-		if (oob->fd < 0 && now() < deadline)
+		if (oob->fd < 0 && mono_now() < deadline)
 			usleep(100 * 1000);
 	}
 	freeaddrinfo(res);
@@ -114,7 +107,7 @@ int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 			oob->err, sizeof(oob->err),
 			"no connection to %s port %u within %u s (--connect-timeout): %s",
 			host, port, timeout_s, strerror(err));
-		return WMT_EXIT_TIMEOUT;
+		return PERFTEST_EXIT_TIMEOUT;
 	}
 	return 0;
 }
@@ -155,7 +148,7 @@ fail:
 	snprintf(err, errlen, "TCP port %u: %s", port, strerror(errno));
 	if (fd >= 0)
 		close(fd);
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
 int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
@@ -172,11 +165,11 @@ int wmt_oob_accept(struct wmt_oob *oob, int lfd, unsigned int timeout_s)
 			 "no client within %u s (--connect-timeout)%s%s",
 			 timeout_s, ret ? ": " : "",
 			 ret ? strerror(errno) : "");
-		return WMT_EXIT_TIMEOUT;
+		return PERFTEST_EXIT_TIMEOUT;
 	}
 	oob->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (oob->fd < 0)
-		return set_err(oob, WMT_EXIT_DISCONNECT, "accept: %s%s",
+		return set_err(oob, PERFTEST_EXIT_DISCONNECT, "accept: %s%s",
 			       strerror(errno), "");
 	setsockopt(oob->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return 0;
@@ -197,7 +190,7 @@ static int write_all(struct wmt_oob *oob, const uint8_t *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return set_err(oob, WMT_EXIT_DISCONNECT,
+			return set_err(oob, PERFTEST_EXIT_DISCONNECT,
 				       "the peer closed the connection (%s)%s",
 				       strerror(errno), "");
 		p += n;
@@ -223,18 +216,28 @@ int wmt_oob_send(struct wmt_oob *oob, enum wmt_oob_type type,
 	return ret;
 }
 
+/* the milliseconds left until deadline (mono_now() seconds), at least 0 */
+static int ms_left(double deadline)
+{
+	double left = (deadline - mono_now()) * 1000;
+
+	return left > 0 ? (int)left + 1 : 0;
+}
+
 /*
- * len bytes within the timeout. *got says how many arrived, so that the
- * caller tells a close between messages from a truncated one.
+ * len bytes by the deadline, however they trickle in. *got says how many
+ * arrived, so that the caller tells a close between messages from a
+ * truncated one.
  */
-static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len, size_t *got)
+static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len,
+		    double deadline, size_t *got)
 {
 	struct pollfd pfd = { .fd = oob->fd, .events = POLLIN };
 
 	*got = 0;
 	while (*got < len) {
 		ssize_t n;
-		int r = poll(&pfd, 1, oob->timeout_ms);
+		int r = poll(&pfd, 1, ms_left(deadline));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -243,13 +246,13 @@ static int read_all(struct wmt_oob *oob, uint8_t *p, size_t len, size_t *got)
 				oob->err, sizeof(oob->err),
 				"%s did not answer within %u s (--peer-timeout)",
 				oob->peer, oob->timeout_ms / 1000);
-			return WMT_EXIT_TIMEOUT;
+			return PERFTEST_EXIT_TIMEOUT;
 		}
 		n = recv(oob->fd, p + *got, len - *got, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return WMT_EXIT_DISCONNECT;
+			return PERFTEST_EXIT_DISCONNECT;
 		*got += n;
 	}
 	return 0;
@@ -271,7 +274,7 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 	msg->type = vt & 0xffff;
 	if (memcmp(m, magic, 4))
 		return set_err(
-			oob, WMT_EXIT_PROTOCOL,
+			oob, PERFTEST_EXIT_PROTOCOL,
 			"malformed message from %s: bad magic (not ib_write_mt?)%s",
 			oob->peer, "");
 	if (version != WMT_OOB_VERSION) {
@@ -279,7 +282,7 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 			oob->err, sizeof(oob->err),
 			"%s speaks ib_write_mt protocol version %u, this is version %u",
 			oob->peer, version, WMT_OOB_VERSION);
-		return WMT_EXIT_VERSION;
+		return PERFTEST_EXIT_VERSION;
 	}
 	if (reserved || msg->type < OOB_HELLO || msg->type > OOB_TYPE_MAX ||
 	    msg->len > WMT_OOB_MAX_PAYLOAD) {
@@ -287,20 +290,31 @@ static int check_header(struct wmt_oob *oob, struct wmt_buf *b,
 			oob->err, sizeof(oob->err),
 			"malformed message from %s: type %u, length %u, reserved 0x%x",
 			oob->peer, msg->type, msg->len, reserved);
-		return WMT_EXIT_PROTOCOL;
+		return PERFTEST_EXIT_PROTOCOL;
 	}
 	if (!(mask & OOB_BIT(msg->type)) && msg->type != OOB_ERROR) {
 		snprintf(what, sizeof(what), "%s",
 			 wmt_oob_type_name(msg->type));
 		return set_err(
-			oob, WMT_EXIT_PROTOCOL,
+			oob, PERFTEST_EXIT_PROTOCOL,
 			"malformed exchange with %s: unexpected %s message",
 			oob->peer, what);
 	}
 	return 0;
 }
 
-/* the peer's ERROR: its code, its words */
+/* the peer's words, printable ASCII only: a terminal is not its to drive */
+static void printable(char *text)
+{
+	for (; *text; text++)
+		if (*text < ' ' || *text > '~')
+			*text = '?';
+}
+
+/*
+ * The peer's ERROR. Its code is its own exit status, not ours: whatever it
+ * says, we exit "the peer gave up" and show its words and code.
+ */
 static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 {
 	struct wmt_buf b = { msg->payload, msg->len, 0, 0 };
@@ -309,13 +323,14 @@ static int peer_error(struct wmt_oob *oob, struct wmt_oob_msg *msg)
 
 	wmt_get_bytes(&b, text, WMT_OOB_MSG_LEN);
 	text[WMT_OOB_MSG_LEN] = 0;
-	if (b.bad || b.pos != msg->len || code < WMT_EXIT_USAGE ||
-	    code > WMT_EXIT_OUTPUT || text[WMT_OOB_MSG_LEN - 1])
-		return set_err(oob, WMT_EXIT_PROTOCOL,
+	if (b.bad || b.pos != msg->len || text[WMT_OOB_MSG_LEN - 1])
+		return set_err(oob, PERFTEST_EXIT_PROTOCOL,
 			       "malformed ERROR message from %s%s", oob->peer,
 			       "");
-	snprintf(oob->err, sizeof(oob->err), "%s gave up: %s", oob->peer, text);
-	return code;
+	printable(text);
+	snprintf(oob->err, sizeof(oob->err), "%s gave up (its status %u): %s",
+		 oob->peer, code, text);
+	return PERFTEST_EXIT_PEER;
 }
 
 int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
@@ -323,14 +338,16 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 {
 	uint8_t hdr[HDR_LEN];
 	struct wmt_buf b = { hdr, sizeof(hdr), 0, 0 };
+	double deadline = mono_now() + oob->timeout_ms / 1000.0;
 	size_t got;
 	int ret;
 
 	memset(msg, 0, sizeof(*msg));
-	ret = read_all(oob, hdr, sizeof(hdr), &got);
-	if (ret == WMT_EXIT_DISCONNECT)
+	ret = read_all(oob, hdr, sizeof(hdr), deadline, &got);
+	if (ret == PERFTEST_EXIT_DISCONNECT)
 		return set_err(
-			oob, got ? WMT_EXIT_PROTOCOL : WMT_EXIT_DISCONNECT,
+			oob,
+			got ? PERFTEST_EXIT_PROTOCOL : PERFTEST_EXIT_DISCONNECT,
 			got ? "truncated message from %s (the connection closed inside its header)%s" :
 			      "%s closed the connection%s",
 			oob->peer, "");
@@ -342,12 +359,12 @@ int wmt_oob_recv(struct wmt_oob *oob, unsigned int mask,
 	if (msg->len) {
 		msg->payload = malloc(msg->len);
 		if (!msg->payload)
-			return set_err(oob, WMT_EXIT_DEVICE,
+			return set_err(oob, PERFTEST_EXIT_DEVICE,
 				       "out of memory%s%s", "", "");
-		ret = read_all(oob, msg->payload, msg->len, &got);
-		if (ret == WMT_EXIT_DISCONNECT)
+		ret = read_all(oob, msg->payload, msg->len, deadline, &got);
+		if (ret == PERFTEST_EXIT_DISCONNECT)
 			ret = set_err(
-				oob, WMT_EXIT_PROTOCOL,
+				oob, PERFTEST_EXIT_PROTOCOL,
 				"truncated %s message from %s (the connection closed inside it)",
 				wmt_oob_type_name(msg->type), oob->peer);
 		if (ret) {
@@ -442,7 +459,7 @@ uint64_t wmt_get64(struct wmt_buf *b)
 	return hi << 32 | wmt_get32(b);
 }
 
-void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a)
+void wmt_put_addr(struct wmt_buf *b, const struct rc_addr *a)
 {
 	uint8_t x[4] = { a->lid >> 8, a->lid, a->mtu, a->use_gid };
 
@@ -452,7 +469,7 @@ void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a)
 	wmt_put_bytes(b, a->gid, 16);
 }
 
-int wmt_get_addr(struct wmt_buf *b, struct wmt_qp_addr *a)
+int wmt_get_addr(struct wmt_buf *b, struct rc_addr *a)
 {
 	uint8_t x[4];
 

@@ -6,10 +6,10 @@
  *   magic "IBWM" | u16 version | u16 type | u32 payload length | u32 0
  *
  * and a payload of exactly the length its type and counts give. A peer's
- * message is rejected (WMT_EXIT_PROTOCOL) unless every field is valid;
- * another version ends the run with WMT_EXIT_VERSION. Reads wait at most
- * --peer-timeout (WMT_EXIT_TIMEOUT); a close between messages is
- * WMT_EXIT_DISCONNECT, inside one a truncated message (WMT_EXIT_PROTOCOL).
+ * message is rejected (PERFTEST_EXIT_PROTOCOL) unless every field is valid;
+ * another version ends the run with PERFTEST_EXIT_VERSION. Reads wait at most
+ * --peer-timeout (PERFTEST_EXIT_TIMEOUT); a close between messages is
+ * PERFTEST_EXIT_DISCONNECT, inside one a truncated message (PERFTEST_EXIT_PROTOCOL).
  *
  *   client                               server
  *   HELLO  ------------------------------>
@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "connect.h"
+#include "rc_connect.h"
 
 #define WMT_OOB_VERSION 1
 #define WMT_OOB_MAX_PAYLOAD (1u << 20)
@@ -70,7 +70,7 @@ struct wmt_oob {
 	char err[256];
 };
 
-/* Returns 0 or an enum wmt_exit code, with oob->err set. */
+/* Returns 0 or an enum perftest_exit code, with oob->err set. */
 int wmt_oob_connect(struct wmt_oob *oob, const char *host, unsigned int port,
 		    unsigned int timeout_s);
 int wmt_oob_listen(unsigned int port, int *lfd, char *err, size_t errlen);
@@ -117,8 +117,8 @@ uint64_t wmt_get64(struct wmt_buf *b);
 void wmt_get_bytes(struct wmt_buf *b, void *v, size_t n);
 
 #define WMT_ADDR_WIRE 28
-void wmt_put_addr(struct wmt_buf *b, const struct wmt_qp_addr *a);
+void wmt_put_addr(struct wmt_buf *b, const struct rc_addr *a);
 /* 0, or -1 when a field is out of range */
-int wmt_get_addr(struct wmt_buf *b, struct wmt_qp_addr *a);
+int wmt_get_addr(struct wmt_buf *b, struct rc_addr *a);
 
 #endif

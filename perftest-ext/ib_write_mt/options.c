@@ -8,10 +8,10 @@
 
 #include "layout.h"
 #include "options.h"
+#include "output_file.h"
 #include "parse_number.h"
-#include "usage.txt.h"
+#include "version.h"
 
-#define WMT_VERSION "1.0"
 #define WMT_MAX_THREADS 1024
 #define WMT_MAX_SIZE 65536
 
@@ -34,6 +34,7 @@ enum {
 	OPT_SWEEP,
 	OPT_PLOT,
 	OPT_VERSION,
+	OPT_WIDE,
 };
 
 static const struct option long_options[] = {
@@ -74,6 +75,9 @@ static const struct option long_options[] = {
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "all", no_argument, NULL, 'a' },
+	{ "wide", no_argument, NULL, OPT_WIDE },
+	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
 
@@ -82,46 +86,49 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "ib_write_mt: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n(ib_write_mt --help lists the options)\n");
-	return WMT_EXIT_USAGE;
+	return PERFTEST_EXIT_USAGE;
 }
 
-static const struct {
-	const char *name;
-	unsigned int mask;
-} category_sets[] = {
-	{ "all", 1u << CAT_MPI_EVERYWHERE | 1u << CAT_2XDYNAMIC |
-			 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
-			 1u << CAT_STATIC | 1u << CAT_MPI_THREADS },
-	{ "levels", 1u << CAT_DYNAMIC | 1u << CAT_SHARED_DYNAMIC |
-			    1u << CAT_SHARED_UUAR | 1u << CAT_MPI_THREADS },
-};
+/* cat at the end of o's row order, unless it is there already */
+static void add_in_order(struct wmt_options *o, unsigned int cat)
+{
+	unsigned int i;
 
-unsigned int wmt_parse_categories(const char *list)
+	for (i = 0; i < o->ncats; i++)
+		if (o->order[i] == cat)
+			return;
+	o->order[o->ncats++] = cat;
+	o->categories |= 1u << cat;
+}
+
+int wmt_parse_categories(struct wmt_options *o, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
-	unsigned int mask = 0, i;
+	unsigned int i;
+	int ret = 0;
 
+	o->categories = o->ncats = 0;
 	if (!copy)
-		return 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned int m = 0;
+		const struct wmt_category_set *set = NULL;
+		int cat = -1;
 
 		for (i = 0; i < CAT_COUNT; i++)
 			if (!strcmp(tok, wmt_category_name(i)))
-				m = 1u << i;
-		for (i = 0;
-		     i < sizeof(category_sets) / sizeof(category_sets[0]); i++)
-			if (!strcmp(tok, category_sets[i].name))
-				m = category_sets[i].mask;
-		if (!m) {
-			mask = 0;
-			break;
-		}
-		mask |= m;
+				cat = i;
+		for (i = 0; i < WMT_NSETS; i++)
+			if (!strcmp(tok, wmt_category_sets[i].name))
+				set = &wmt_category_sets[i];
+		if (cat >= 0)
+			add_in_order(o, cat);
+		for (i = 0; set && i < set->n; i++)
+			add_in_order(o, set->members[i]);
+		ret = cat < 0 && !set ? -1 : 0;
 	}
 	free(copy);
-	return mask;
+	return ret;
 }
 
 static int parse_sweep(struct wmt_options *o, const char *arg)
@@ -169,6 +176,24 @@ static unsigned int default_threads(void)
 		o->field = v_;                                                 \
 	} while (0)
 
+/* the options that take a word: -1 to go on, or the exit code */
+static int parse_choice(struct wmt_options *o, int c)
+{
+	if (c == OPT_POLL) {
+		if (!strcmp(optarg, "busy"))
+			o->poll = POLL_BUSY;
+		else if (!strcmp(optarg, "yield"))
+			o->poll = POLL_YIELD;
+		else
+			return usage_error("--poll=%s: busy or yield", optarg);
+	} else {
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return usage_error("--blueflame=%s: on or off", optarg);
+		o->blueflame = !strcmp(optarg, "on");
+	}
+	return -1;
+}
+
 static int parse_one(struct wmt_options *o, int c)
 {
 	switch (c) {
@@ -186,9 +211,11 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case 's':
 		NUM(size, 1, WMT_MAX_SIZE, "-s/--size (1..65536)");
+		o->size_given = true;
 		break;
 	case 'n':
 		NUM(iters, 1, LLONG_MAX / 4, "-n/--iters");
+		o->iters_given = true;
 		break;
 	case 'D':
 		NUM(duration, 1, 86400, "-D/--duration");
@@ -212,6 +239,7 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case OPT_THREADS:
 		NUM(threads, 1, WMT_MAX_THREADS, "--threads");
+		o->threads_given = true;
 		break;
 	case OPT_SHARING:
 		NUM(sharing, 1, 3, "--sharing (1, 2 or 3)");
@@ -223,8 +251,8 @@ static int parse_one(struct wmt_options *o, int c)
 		NUM(peer_timeout, 1, 86400, "--peer-timeout");
 		break;
 	case OPT_ENDPOINTS:
-		o->categories = wmt_parse_categories(optarg);
-		if (!o->categories)
+		o->categories_given = true;
+		if (wmt_parse_categories(o, optarg))
 			return usage_error(
 				"--endpoints=%s: unknown category (see --help)",
 				optarg);
@@ -242,18 +270,8 @@ static int parse_one(struct wmt_options *o, int c)
 		o->pin = false;
 		break;
 	case OPT_POLL:
-		if (!strcmp(optarg, "busy"))
-			o->poll = POLL_BUSY;
-		else if (!strcmp(optarg, "yield"))
-			o->poll = POLL_YIELD;
-		else
-			return usage_error("--poll=%s: busy or yield", optarg);
-		break;
 	case OPT_BLUEFLAME:
-		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-			return usage_error("--blueflame=%s: on or off", optarg);
-		o->blueflame = !strcmp(optarg, "on");
-		break;
+		return parse_choice(o, c);
 	case OPT_OUT_JSON:
 		o->out_json = true;
 		break;
@@ -268,13 +286,26 @@ static int parse_one(struct wmt_options *o, int c)
 		o->plot_file = optarg;
 		break;
 	case OPT_SWEEP:
-		return parse_sweep(o, optarg) ? WMT_EXIT_USAGE : -1;
+		return parse_sweep(o, optarg) ? PERFTEST_EXIT_USAGE : -1;
 	case 'h':
-		fputs(wmt_usage, stdout);
+		wmt_usage(stdout);
 		return 0;
+	case 'V':
 	case OPT_VERSION:
-		printf("ib_write_mt " WMT_VERSION "\n");
+		printf("ib_write_mt " PERFTEST_EXT_VERSION "\n");
 		return 0;
+	case 'a':
+		/* perftest's sizes 2..8M: ours end at WMT_MAX_SIZE */
+		o->sweep = SWEEP_SIZE;
+		o->size = WMT_MAX_SIZE;
+		o->size_given = true;
+		break;
+	case OPT_WIDE:
+		o->wide = true;
+		break;
+	case 'N':
+		/* perftest: no peak bandwidth; there is none here to skip */
+		break;
 	default:
 		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
 			long long v;
@@ -348,7 +379,7 @@ static int check(struct wmt_options *o)
 		fprintf(stderr,
 			"ib_write_mt: -l %u and -Q %u need -t of at least %u (a thread may hold Q-1 unsignaled WQEs and post P more)\n",
 			o->post_list, o->cq_mod, o->post_list + o->cq_mod - 1);
-		return WMT_EXIT_USAGE;
+		return PERFTEST_EXIT_USAGE;
 	}
 	if (o->sweep == SWEEP_SHARE && o->share[o->sweep_res])
 		return usage_error(
@@ -384,7 +415,7 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	o->peer_timeout = 30;
 	optind = 1;
 	o->role = ROLE_SERVER;
-	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:Fh",
+	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:FhVaN",
 				long_options, NULL)) != -1) {
 		ret = parse_one(o, c == '?' ? -1 : c);
 		if (ret >= 0)
@@ -408,17 +439,26 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 		any_share |= o->share[i] != 0;
 	if (!o->categories) {
 		if (o->sharing == 1)
-			o->categories = 1u << CAT_DYNAMIC;
+			add_in_order(o, CAT_DYNAMIC);
 		else if (o->sharing == 2)
-			o->categories = 1u << CAT_SHARED_DYNAMIC;
+			add_in_order(o, CAT_SHARED_DYNAMIC);
 		else if (o->sharing == 3)
-			o->categories = 1u << CAT_SHARED_UUAR;
+			add_in_order(o, CAT_SHARED_UUAR);
 		else if (any_share || o->num_qps || o->sweep == SWEEP_SHARE)
-			o->categories = 1u << CAT_XWAY;
+			add_in_order(o, CAT_XWAY);
 		else
-			o->categories = category_sets[0].mask;
+			wmt_parse_categories(o, wmt_category_sets[0].name);
 	}
 	if (o->out_json && !o->json_file)
-		o->json_file = "perftest_out.json";
+		o->json_file = PERFTEST_JSON_DEFAULT;
+	/*
+	 * a few thousand messages take milliseconds: without -n a row runs
+	 * for a while, as perftest's -D
+	 */
+	if (!o->iters_given && !o->duration)
+		o->duration = WMT_DEFAULT_DURATION;
+	/* without -s a size sweep spans perftest's -a range up to a page */
+	if (o->sweep == SWEEP_SIZE && !o->size_given)
+		o->size = 4096;
 	return check(o);
 }

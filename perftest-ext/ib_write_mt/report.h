@@ -22,7 +22,7 @@ struct wmt_row {
 	unsigned int pinned;
 	bool ran, verified;
 	uint64_t bad;
-	int status; /* enum wmt_exit */
+	int status; /* enum perftest_exit */
 	char reason[256];
 };
 
@@ -31,10 +31,23 @@ double wmt_row_mem_per_ep(const struct wmt_row *r);
 /* "L1:16" or "L2:8 L3:8": threads per mapping level */
 void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len);
 
+/* value, or "first..value" when --sweep is what (what the rows ran) */
+const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
+		      unsigned int value, char *buf, size_t len);
+
+/* is the device mlx5emu's (the run is under `mlx5emu run`) */
+bool wmt_emulated(void);
+/* what an emulated rate measures, said once in the header and JSON */
+extern const char wmt_emulated_note[];
+
 void wmt_report_header(FILE *f, const struct wmt_options *o);
-void wmt_report_table(FILE *f, const struct wmt_row *rows, unsigned int n);
+/* the table: its head, a row as each finishes, its closing line */
+void wmt_report_table_head(FILE *f, bool wide);
+void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide);
+void wmt_report_table_end(FILE *f, bool wide);
+/* complete: false when the run was interrupted (Ctrl-C) */
 int wmt_report_json(const char *path, const struct wmt_options *o,
-		    const struct wmt_row *rows, unsigned int n);
+		    const struct wmt_row *rows, unsigned int n, bool complete);
 int wmt_report_csv(const char *path, const struct wmt_row *rows,
 		   unsigned int n);
 int wmt_report_plot(const char *path, const struct wmt_options *o,

@@ -11,11 +11,11 @@ static const char tool[] = "ib_write_mt";
 
 static const char *status_name(const struct wmt_row *r)
 {
-	if (r->ran && r->status == WMT_EXIT_OK)
+	if (r->ran && r->status == PERFTEST_EXIT_OK)
 		return "ok";
-	if (r->status == WMT_EXIT_UNAVAILABLE)
+	if (r->status == PERFTEST_EXIT_UNAVAILABLE)
 		return "unavailable";
-	if (r->status == WMT_EXIT_VERIFY)
+	if (r->status == PERFTEST_EXIT_VERIFY)
 		return "verification-failed";
 	return "failed";
 }
@@ -51,6 +51,24 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_uint(w, "post_list", r->post_list);
 	json_uint(w, "cq_mod", r->cq_mod);
 	json_uint(w, "tx_depth", r->tx_depth);
+	json_bool(w, "verified", r->verified);
+	if (!r->ran) {
+		/* a row not run has no figures: null, never 0 */
+		static const char *const none[] = {
+			"n_iterations",	  "messages",	"seconds",
+			"MsgRate",	  "BW_average", "pinned_threads",
+			"mapping_levels", "resources",
+		};
+
+		for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+			json_null(w, none[i]);
+		json_begin_object(w, "shared_by");
+		for (i = 0; i < RES_COUNT; i++)
+			json_uint(w, wmt_res_name(i), r->l.deg[i]);
+		json_end_object(w);
+		json_end_object(w);
+		return;
+	}
 	/* perftest: per QP; here per thread, and all threads' messages */
 	json_uint(w, "n_iterations", r->l.threads ? r->msgs / r->l.threads : 0);
 	json_uint(w, "messages", r->msgs);
@@ -58,7 +76,6 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_double(w, "MsgRate", r->mmsgs);
 	json_double(w, "BW_average", r->mbps);
 	json_uint(w, "pinned_threads", r->pinned);
-	json_bool(w, "verified", r->verified);
 	json_begin_object(w, "shared_by");
 	for (i = 0; i < RES_COUNT; i++)
 		json_uint(w, wmt_res_name(i), r->l.deg[i]);
@@ -91,19 +108,23 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 }
 
 int wmt_report_json(const char *path, const struct wmt_options *o,
-		    const struct wmt_row *rows, unsigned int n)
+		    const struct wmt_row *rows, unsigned int n, bool complete)
 {
 	struct json_writer w;
 	unsigned int i;
 	FILE *f = output_open(tool, path);
 
 	if (!f)
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	json_init(&w, f);
 	json_begin_object(&w, NULL);
 	json_string(&w, "test", "ib_write_mt");
 	json_string(&w, "connection", "RC");
 	json_string(&w, "verb", "WRITE");
+	json_bool(&w, "complete", complete);
+	json_string(&w, "device", o->ib_dev);
+	json_bool(&w, "emulated", wmt_emulated());
+	json_string(&w, "note", wmt_emulated() ? wmt_emulated_note : NULL);
 	json_begin_object(&w, "params");
 	json_uint(&w, "threads", o->threads);
 	json_uint(&w, "tx_depth", o->tx_depth);
@@ -121,7 +142,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_end_array(&w);
 	json_end_object(&w);
 	if (output_close(tool, path, f, json_finish(&w)))
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	return 0;
 }
 
@@ -138,7 +159,7 @@ static const char *const csv_columns[] = {
 	"msgs",
 	"seconds",
 	"mmsg_per_s",
-	"mb_per_s",
+	"mib_per_s",
 	"levels",
 	"contexts",
 	"pds",
@@ -159,6 +180,38 @@ static const char *const csv_columns[] = {
 	"reason",
 };
 
+/* the columns msgs .. mem_per_ep_bytes of a row that ran (20 cells) */
+static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
+{
+	const struct wmt_usage *u = &r->usage;
+	char levels[64];
+
+	wmt_row_levels(r, levels, sizeof(levels));
+	csv_uint(w, r->msgs);
+	csv_double(w, r->seconds);
+	csv_double(w, r->mmsgs);
+	csv_double(w, r->mbps);
+	csv_string(w, levels);
+	csv_uint(w, u->count[RES_CTX]);
+	csv_uint(w, u->count[RES_PD]);
+	csv_uint(w, u->count[RES_MR]);
+	csv_uint(w, u->count[RES_CQ]);
+	csv_uint(w, u->count[RES_QP]);
+	csv_uint(w, u->tds);
+	csv_uint(w, u->uar_pages);
+	csv_uint(w, 2 * u->uar_pages);
+	csv_uint(w, u->pages_used);
+	csv_uint(w, u->uuars_used);
+	if (u->emu_uars >= 0)
+		csv_uint(w, u->emu_uars);
+	else
+		csv_string(w, "");
+	csv_uint(w, u->qp_bytes);
+	csv_uint(w, u->cq_bytes);
+	csv_uint(w, u->buf_bytes);
+	csv_double(w, wmt_row_mem_per_ep(r));
+}
+
 int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 {
 	struct csv_writer w;
@@ -166,17 +219,15 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 	FILE *f = output_open(tool, path);
 
 	if (!f)
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	csv_init(&w, f);
 	for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
 		csv_string(&w, csv_columns[i]);
 	csv_end_row(&w);
 	for (i = 0; i < n; i++) {
 		const struct wmt_row *r = &rows[i];
-		const struct wmt_usage *u = &r->usage;
-		char levels[64];
+		unsigned int k;
 
-		wmt_row_levels(r, levels, sizeof(levels));
 		csv_string(&w, r->label);
 		csv_string(&w, r->point);
 		csv_string(&w, status_name(r));
@@ -186,34 +237,18 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_uint(&w, r->post_list);
 		csv_uint(&w, r->cq_mod);
 		csv_uint(&w, r->tx_depth);
-		csv_uint(&w, r->msgs);
-		csv_double(&w, r->seconds);
-		csv_double(&w, r->mmsgs);
-		csv_double(&w, r->mbps);
-		csv_string(&w, levels);
-		csv_uint(&w, u->count[RES_CTX]);
-		csv_uint(&w, u->count[RES_PD]);
-		csv_uint(&w, u->count[RES_MR]);
-		csv_uint(&w, u->count[RES_CQ]);
-		csv_uint(&w, u->count[RES_QP]);
-		csv_uint(&w, u->tds);
-		csv_uint(&w, u->uar_pages);
-		csv_uint(&w, 2 * u->uar_pages);
-		csv_uint(&w, u->pages_used);
-		csv_uint(&w, u->uuars_used);
-		if (u->emu_uars >= 0)
-			csv_uint(&w, u->emu_uars);
-		else
-			csv_string(&w, "");
-		csv_uint(&w, u->qp_bytes);
-		csv_uint(&w, u->cq_bytes);
-		csv_uint(&w, u->buf_bytes);
-		csv_double(&w, wmt_row_mem_per_ep(r));
+		if (!r->ran) {
+			/* msgs .. mem_per_ep_bytes: no figures, empty cells */
+			for (k = 0; k < 20; k++)
+				csv_string(&w, "");
+		} else {
+			csv_figures(&w, r);
+		}
 		csv_string(&w, r->verified ? "yes" : "no");
 		csv_string(&w, r->reason);
 		csv_end_row(&w);
 	}
 	if (output_close(tool, path, f, csv_finish(&w)))
-		return WMT_EXIT_OUTPUT;
+		return PERFTEST_EXIT_OUTPUT;
 	return 0;
 }

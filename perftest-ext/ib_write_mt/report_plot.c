@@ -1,13 +1,126 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* --plot: rate and resources side by side, as paper Fig. 12 */
+/*
+ * --plot: rate, resources and memory side by side, as paper Fig. 12: bars
+ * per category, or with --sweep a line per category over the swept value.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plot.h"
 #include "report.h"
 
 enum { S_RATE, S_UARS, S_UUARS, S_QPS, S_CQS, S_MEM, S_COUNT };
+
+/* device, UAR mode, BlueFlame, threads, size: the run, in the title */
+static void caption(const struct wmt_options *o, char *title, size_t len)
+{
+	char thr[24], size[24], pl[24], cq[24];
+	const char *uar = getenv("MLX5EMU_UAR");
+
+	snprintf(
+		title, len,
+		"ib_write_mt on %s%s, UAR %s, BlueFlame %s: %s threads, %s-byte RDMA writes, p=%s, q=%s",
+		o->ib_dev ? o->ib_dev : "?",
+		wmt_emulated() ? " (emulated)" : "", uar ? uar : "kernel's",
+		o->blueflame ? "on" : "off",
+		wmt_swept(o, SWEEP_THREADS, o->threads, thr, sizeof(thr)),
+		wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)),
+		wmt_swept(o, SWEEP_POSTLIST, o->post_list, pl, sizeof(pl)),
+		wmt_swept(o, SWEEP_UNSIGNALED, o->cq_mod, cq, sizeof(cq)));
+}
+
+/* a row's figure for series s, NaN when it did not run */
+static double figure(const struct wmt_row *r, int s)
+{
+	if (!r->ran || r->status)
+		return NAN;
+	switch (s) {
+	case S_RATE:
+		return r->mmsgs;
+	case S_UARS:
+		return r->usage.uar_pages;
+	case S_UUARS:
+		return r->usage.uuars_used;
+	case S_QPS:
+		return r->usage.count[RES_QP];
+	case S_CQS:
+		return r->usage.count[RES_CQ];
+	default:
+		return wmt_row_mem_per_ep(r) / 1024;
+	}
+}
+
+static const struct {
+	const char *title, *ylabel;
+} panel_text[3] = {
+	{ "Message rate", "Mmsg/s" },
+	{ "UAR pages allocated (maps)", "pages" },
+	{ "Memory", "KiB per endpoint (thread)" },
+};
+
+/* --sweep: per panel a line per category over the swept value */
+static int plot_lines(const char *path, const struct wmt_options *o,
+		      const struct wmt_row *rows, unsigned int n,
+		      const char *title, char *err, size_t errlen)
+{
+	static const int shown[3] = { S_RATE, S_UARS, S_MEM };
+	double *v = calloc((size_t)n * 3 * CAT_COUNT, sizeof(*v));
+	double *x = calloc(n, sizeof(*x));
+	const char **labels = calloc(n, sizeof(*labels));
+	struct plot_series series[3][CAT_COUNT];
+	struct plot_panel panels[3];
+	struct plot_spec spec;
+	unsigned int i, k, p;
+	char xlabel[64];
+	int ret = -1;
+
+	if (!v || !x || !labels) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(rows[i].point, '=');
+
+		labels[i] = rows[i].point;
+		x[i] = eq ? strtod(eq + 1, NULL) : i + 1;
+	}
+	for (p = 0; p < 3; p++) {
+		for (k = 0; k < o->ncats; k++) {
+			double *col = v + ((size_t)p * CAT_COUNT + k) * n;
+
+			for (i = 0; i < n; i++)
+				col[i] =
+					strcmp(rows[i].label,
+					       wmt_category_name(o->order[k])) ?
+						NAN :
+						figure(&rows[i], shown[p]);
+			series[p][k] = (struct plot_series){
+				wmt_category_name(o->order[k]), col
+			};
+		}
+		panels[p] = (struct plot_panel){ panel_text[p].title,
+						 panel_text[p].ylabel,
+						 series[p], o->ncats };
+	}
+	snprintf(xlabel, sizeof(xlabel), "%.*s (log2)",
+		 (int)strcspn(rows[0].point, "="), rows[0].point);
+	spec = (struct plot_spec){ .title = title,
+				   .xlabel = xlabel,
+				   .labels = labels,
+				   .nlabels = n,
+				   .x = x,
+				   .logx = true,
+				   .panels = panels,
+				   .npanels = 3 };
+	ret = plot_render(&spec, path, err, errlen);
+out:
+	free(v);
+	free(x);
+	free(labels);
+	return ret;
+}
 
 int wmt_report_plot(const char *path, const struct wmt_options *o,
 		    const struct wmt_row *rows, unsigned int n, char *err,
@@ -19,27 +132,29 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 	struct plot_series rate[1], res[4], mem[1];
 	struct plot_panel panels[3];
 	struct plot_spec spec;
-	char title[160];
+	char title[256];
 	unsigned int i;
-	int ret = -1;
+	int s, ret = -1;
 
+	caption(o, title, sizeof(title));
+	if (o->sweep && n) {
+		ret = plot_lines(path, o, rows, n, title, err, errlen);
+		goto out;
+	}
 	if (!v || !names || !labels) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		const struct wmt_row *r = &rows[i];
-		bool ok = r->ran && !r->status;
 
-		snprintf(names[i], sizeof(names[i]), "%s%s%s", r->label,
-			 r->point[0] ? " " : "", r->point);
+		/* a row not run: no bars, and its label says why */
+		snprintf(names[i], sizeof(names[i]), "%s%s%s%s", r->label,
+			 r->point[0] ? " " : "", r->point,
+			 r->ran && !r->status ? "" : " (n/a)");
 		labels[i] = names[i];
-		v[S_RATE * n + i] = ok ? r->mmsgs : NAN;
-		v[S_UARS * n + i] = ok ? r->usage.uar_pages : NAN;
-		v[S_UUARS * n + i] = ok ? r->usage.uuars_used : NAN;
-		v[S_QPS * n + i] = ok ? r->usage.count[RES_QP] : NAN;
-		v[S_CQS * n + i] = ok ? r->usage.count[RES_CQ] : NAN;
-		v[S_MEM * n + i] = ok ? wmt_row_mem_per_ep(r) / 1024 : NAN;
+		for (s = 0; s < S_COUNT; s++)
+			v[s * n + i] = figure(r, s);
 	}
 	rate[0] = (struct plot_series){ "message rate", v + S_RATE * n };
 	res[0] = (struct plot_series){ "UAR pages allocated (maps)",
@@ -48,17 +163,17 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 	res[2] = (struct plot_series){ "QPs", v + S_QPS * n };
 	res[3] = (struct plot_series){ "CQs", v + S_CQS * n };
 	mem[0] = (struct plot_series){ "memory per endpoint", v + S_MEM * n };
-	panels[0] = (struct plot_panel){ "Message rate", "Mmsgs/s", rate, 1 };
+	panels[0] = (struct plot_panel){ "Message rate", "Mmsg/s", rate, 1 };
 	panels[1] =
 		(struct plot_panel){ "Hardware resources", "count", res, 4 };
-	panels[2] = (struct plot_panel){ "Memory", "KiB per endpoint", mem, 1 };
-	snprintf(title, sizeof(title),
-		 "ib_write_mt: %u threads, %u-byte RDMA writes, p=%u, q=%u",
-		 o->threads, o->size, o->post_list, o->cq_mod);
-	spec = (struct plot_spec){
-		title, o->sweep ? "sweep point" : "category", labels, n, panels,
-		3
-	};
+	panels[2] = (struct plot_panel){ "Memory", "KiB per endpoint (thread)",
+					 mem, 1 };
+	spec = (struct plot_spec){ .title = title,
+				   .xlabel = "",
+				   .labels = labels,
+				   .nlabels = n,
+				   .panels = panels,
+				   .npanels = 3 };
 	ret = plot_render(&spec, path, err, errlen);
 out:
 	free(v);

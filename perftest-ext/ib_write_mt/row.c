@@ -17,7 +17,7 @@ unsigned int wmt_slots(const struct wmt_options *o)
 
 static int loopback_setup(void *arg, const struct wmt_regions *r,
 			  const struct wmt_layout *l, unsigned int nqps,
-			  struct wmt_qp_addr *remote, uint64_t *base,
+			  struct rc_addr *remote, uint64_t *base,
 			  uint32_t *rkey, char *err, size_t errlen)
 {
 	struct wmt_loopback *lb = arg;
@@ -27,7 +27,7 @@ static int loopback_setup(void *arg, const struct wmt_regions *r,
 	lb->addr = calloc(nqps, sizeof(*lb->addr));
 	if (!lb->addr) {
 		snprintf(err, errlen, "out of memory");
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	}
 	ret = wmt_target_create(&lb->t, lb->dev, lb->o, r, nqps, lb->addr, err,
 				errlen);
@@ -39,8 +39,8 @@ static int loopback_setup(void *arg, const struct wmt_regions *r,
 	return 0;
 }
 
-static int loopback_connect(void *arg, const struct wmt_qp_addr *local,
-			    char *err, size_t errlen)
+static int loopback_connect(void *arg, const struct rc_addr *local, char *err,
+			    size_t errlen)
 {
 	struct wmt_loopback *lb = arg;
 
@@ -85,11 +85,43 @@ static void fill_rates(struct wmt_row *row, const struct wmt_run_result *res)
 	}
 }
 
+static const char *const level_what[] = {
+	[LEVEL_OWN_UAR] = "a UAR page of its own",
+	[LEVEL_SHARED_UAR] = "a UAR page shared, its uUAR its own",
+	[LEVEL_SHARED_UUAR] = "a uUAR shared",
+	[LEVEL_SHARED_QP] = "a QP shared",
+};
+
+/*
+ * A category is what its mapping level says, or it is unavailable: never
+ * a row of another category under its name (2 threads on level-3 TDs may
+ * each get a uUAR of their own).
+ */
+static int check_category_holds(enum wmt_category cat, struct wmt_row *row)
+{
+	unsigned int want = wmt_category_mapping_level(cat);
+	char got[64];
+
+	if (!want || row->usage.levels[want] == row->l.threads)
+		return 0;
+	wmt_row_levels(row, got, sizeof(got));
+	if (row->l.threads == 1)
+		snprintf(row->reason, sizeof(row->reason),
+			 "1 thread shares nothing: %s needs more --threads",
+			 wmt_category_name(cat));
+	else
+		snprintf(
+			row->reason, sizeof(row->reason),
+			"%u threads got %s, not level %u (%s) each: try another --threads count",
+			row->l.threads, got, want, level_what[want]);
+	return PERFTEST_EXIT_UNAVAILABLE;
+}
+
 int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row)
 {
-	struct wmt_qp_addr *remote = NULL, *local = NULL;
+	struct rc_addr *remote = NULL, *local = NULL;
 	struct wmt_run_result res = {};
 	struct wmt_endpoints e = {};
 	struct wmt_regions regions;
@@ -114,7 +146,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	raddr = calloc(o->threads, sizeof(*raddr));
 	if (!remote || !local || !raddr) {
 		snprintf(row->reason, sizeof(row->reason), "out of memory");
-		ret = WMT_EXIT_DEVICE;
+		ret = PERFTEST_EXIT_DEVICE;
 		goto out;
 	}
 	/* the target first, so that the initiator's figures leave it out */
@@ -127,6 +159,9 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	if (ret)
 		goto out_target;
 	row->usage = e.usage;
+	ret = check_category_holds(cat, row);
+	if (ret)
+		goto out_endpoints;
 	ret = wmt_endpoints_connect(&e, o, remote, local, row->reason,
 				    sizeof(row->reason));
 	if (!ret)
@@ -140,7 +175,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		raddr[t] = base + wmt_region_offset(&regions, t);
 	ret = wmt_run(&e, o, raddr, rkey, &res, ops->tick, arg);
 	/* a peer that went away also fails the writes: say the cause */
-	if (ret == WMT_EXIT_DEVICE && ops->tick) {
+	if (ret == PERFTEST_EXIT_DEVICE && ops->tick) {
 		int lost = ops->tick(arg);
 
 		if (lost) {
@@ -160,7 +195,7 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 			  sizeof(row->reason));
 	if (!ret && bad) {
 		row->bad = bad;
-		ret = WMT_EXIT_VERIFY;
+		ret = PERFTEST_EXIT_VERIFY;
 	}
 	row->verified = !ret;
 out_run:

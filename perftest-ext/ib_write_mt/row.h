@@ -7,7 +7,7 @@
 #ifndef WMT_ROW_H
 #define WMT_ROW_H
 
-#include "connect.h"
+#include "rc_connect.h"
 #include "report.h"
 #include "target.h"
 #include "verify.h"
@@ -16,9 +16,9 @@ struct wmt_target_ops {
 	/* nqps target QPs for regions r: their addresses, the regions' base */
 	int (*setup)(void *arg, const struct wmt_regions *r,
 		     const struct wmt_layout *l, unsigned int nqps,
-		     struct wmt_qp_addr *remote, uint64_t *base, uint32_t *rkey,
+		     struct rc_addr *remote, uint64_t *base, uint32_t *rkey,
 		     char *err, size_t errlen);
-	int (*connect)(void *arg, const struct wmt_qp_addr *local, char *err,
+	int (*connect)(void *arg, const struct rc_addr *local, char *err,
 		       size_t errlen);
 	/* called while the threads run; nonzero stops them */
 	int (*tick)(void *arg);
@@ -33,11 +33,11 @@ struct wmt_loopback {
 	struct ibv_device *dev;
 	const struct wmt_options *o;
 	struct wmt_target t;
-	struct wmt_qp_addr *addr;
+	struct rc_addr *addr;
 };
 extern const struct wmt_target_ops wmt_loopback_ops;
 
-/* Fills row; returns its status (enum wmt_exit). */
+/* Fills row; returns its status (enum perftest_exit). */
 int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row);

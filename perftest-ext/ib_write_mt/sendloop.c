@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mono_clock.h"
 #include "sendloop.h"
 #include "verify.h"
 
@@ -50,14 +51,6 @@ struct run {
 	pthread_barrier_t ready, go;
 	int stop, abort, finished;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t done_of(struct worker *w)
 {
@@ -234,10 +227,10 @@ static void *worker_main(void *arg)
 		run_phase(w, r->warm);
 	pthread_barrier_wait(&r->go);
 	first = w->posted;
-	w->start = now();
+	w->start = mono_now();
 	if (!r->abort)
 		run_phase(w, r->iters ? r->warm + r->iters : UINT64_MAX);
-	w->end = now();
+	w->end = mono_now();
 	w->timed = w->posted - first;
 	__atomic_fetch_add(&r->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -327,6 +320,8 @@ static void free_run(struct run *r)
 	free(r->done);
 }
 
+volatile sig_atomic_t wmt_interrupted;
+
 static int supervise(struct run *r, const struct wmt_options *o,
 		     int (*tick)(void *arg), void *arg)
 {
@@ -335,15 +330,16 @@ static int supervise(struct run *r, const struct wmt_options *o,
 
 	/* the duration counts from the end of the warm-up */
 	pthread_barrier_wait(&r->go);
-	start = last_tick = now();
+	start = last_tick = mono_now();
 
 	while (__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE) <
 	       (int)r->threads) {
 		double t;
 
 		nanosleep(&ts, NULL);
-		t = now();
-		if (o->duration && t - start >= o->duration)
+		t = mono_now();
+		if ((o->duration && t - start >= o->duration) ||
+		    wmt_interrupted)
 			__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 		if (tick && t - last_tick >= 0.1) {
 			last_tick = t;
@@ -375,7 +371,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	if (!r.w || !r.done || !res->iters) {
 		snprintf(res->err, sizeof(res->err), "out of memory");
 		free_run(&r);
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	}
 	memset(r.w, 0, sizeof(*r.w) * r.threads);
 	memset(r.done, 0, sizeof(*r.done) * r.threads);
@@ -385,7 +381,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 		if (setup_worker(&r, e, o, t, raddr, rkey)) {
 			snprintf(res->err, sizeof(res->err), "out of memory");
 			free_run(&r);
-			return WMT_EXIT_DEVICE;
+			return PERFTEST_EXIT_DEVICE;
 		}
 	res->pinned = assign_cpus(&r, o);
 	res->yield = o->poll == POLL_YIELD ||
@@ -405,7 +401,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 		fprintf(stderr,
 			"ib_write_mt: pthread_create failed for thread %u\n",
 			started);
-		exit(WMT_EXIT_DEVICE);
+		exit(PERFTEST_EXIT_DEVICE);
 	}
 	ticked = supervise(&r, o, tick, arg);
 	for (t = 0; t < started; t++)
@@ -423,7 +419,7 @@ int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 			last = w->end;
 		if (w->err[0] && !res->err[0]) {
 			snprintf(res->err, sizeof(res->err), "%s", w->err);
-			ret = WMT_EXIT_DEVICE;
+			ret = PERFTEST_EXIT_DEVICE;
 		}
 	}
 	if (ticked) {

@@ -7,6 +7,7 @@
 #ifndef WMT_SENDLOOP_H
 #define WMT_SENDLOOP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,12 +26,18 @@ struct wmt_run_result {
  * Runs every thread of e against the target regions at raddr[t] (rkey).
  * tick(arg) is called by the calling thread about every 100 ms while the
  * threads run (a nonzero return stops them and is returned). Returns 0,
- * WMT_EXIT_DEVICE or tick's code.
+ * PERFTEST_EXIT_DEVICE or tick's code.
  */
 int wmt_run(struct wmt_endpoints *e, const struct wmt_options *o,
 	    const uint64_t *raddr, uint32_t rkey, struct wmt_run_result *res,
 	    int (*tick)(void *arg), void *arg);
 
 void wmt_run_result_free(struct wmt_run_result *res);
+
+/*
+ * Set by a signal handler (Ctrl-C): a running wmt_run stops its threads
+ * as -D's end does, and its figures stand for the time it ran.
+ */
+extern volatile sig_atomic_t wmt_interrupted;
 
 #endif

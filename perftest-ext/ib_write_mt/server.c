@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_writer.h"
 #include "oob.h"
+#include "output_file.h"
 #include "peer.h"
 
 #define MAX_THREADS 1024
@@ -21,14 +23,46 @@ struct server {
 	struct wmt_target t;
 	struct wmt_regions r;
 	unsigned int nqps, cat;
-	struct wmt_qp_addr *local;
+	struct rc_addr *local;
+	bool told; /* that the client's workload overrides ours */
+	/* the rows served, for the table and --out_json_file */
+	struct served {
+		unsigned int cat, threads, size, nqps;
+		uint64_t msgs;
+		bool verified;
+	} * rows;
+	unsigned int nrows;
 };
+
+/* once: options given to the server that the client's workload replaces */
+static void tell_overrides(struct server *s)
+{
+	const struct wmt_options *o = s->o;
+
+	if (s->told)
+		return;
+	s->told = true;
+	if (o->threads_given && o->threads != s->r.threads)
+		printf(" note: --threads=%u given here; the client's %u apply\n",
+		       o->threads, s->r.threads);
+	if (o->size_given && o->size != s->r.size)
+		printf(" note: -s %u given here; the client's %u apply\n",
+		       o->size, s->r.size);
+	if (o->categories_given)
+		printf(" note: --endpoints given here; the client's apply\n");
+}
+
+static void table_head(void)
+{
+	printf(" %-16s %4s %6s %4s %12s  %s\n", "#category", "thr", "size",
+	       "QPs", "#msgs", "verified (every slot and guard)");
+}
 
 /* our side gave up: tell the client why (main() tells the user) */
 static int give_up(struct server *s, int code)
 {
-	if (code == WMT_EXIT_PROTOCOL || code == WMT_EXIT_VERSION ||
-	    code == WMT_EXIT_DEVICE)
+	if (code == PERFTEST_EXIT_PROTOCOL || code == PERFTEST_EXIT_VERSION ||
+	    code == PERFTEST_EXIT_DEVICE)
 		wmt_oob_send_error(&s->oob, code, s->oob.err);
 	return code;
 }
@@ -37,7 +71,7 @@ static int malformed(struct server *s, const char *what, const char *why)
 {
 	snprintf(s->oob.err, sizeof(s->oob.err),
 		 "malformed %s message from %s: %s", what, s->oob.peer, why);
-	return give_up(s, WMT_EXIT_PROTOCOL);
+	return give_up(s, PERFTEST_EXIT_PROTOCOL);
 }
 
 static int is_pow2(uint32_t v)
@@ -82,7 +116,7 @@ static int send_target(struct server *s)
 	int ret;
 
 	if (!b.p)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	wmt_put64(&b, (uintptr_t)s->t.mem);
 	wmt_put32(&b, s->t.mr->rkey);
 	wmt_put32(&b, s->nqps);
@@ -96,12 +130,12 @@ static int send_target(struct server *s)
 static int connect_target(struct server *s, const struct wmt_oob_msg *m)
 {
 	struct wmt_buf b = { m->payload, m->len, 0, 0 };
-	struct wmt_qp_addr *remote = calloc(s->nqps, sizeof(*remote));
+	struct rc_addr *remote = calloc(s->nqps, sizeof(*remote));
 	unsigned int k;
 	int ret = 0;
 
 	if (!remote)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	if (wmt_get32(&b) != s->nqps)
 		ret = malformed(s, "CONNECT", "QP count differs from SETUP");
 	for (k = 0; !ret && k < s->nqps; k++)
@@ -122,6 +156,76 @@ static int connect_target(struct server *s, const struct wmt_oob_msg *m)
 	return ret;
 }
 
+static void record_row(struct server *s, const uint64_t *iters, bool ok)
+{
+	struct served *r, *more;
+	unsigned int t;
+
+	more = realloc(s->rows, (s->nrows + 1) * sizeof(*s->rows));
+	if (!more)
+		return;
+	s->rows = more;
+	r = &s->rows[s->nrows++];
+	*r = (struct served){ s->cat, s->r.threads, s->r.size, s->nqps, 0, ok };
+	for (t = 0; t < s->r.threads; t++)
+		r->msgs += iters[t];
+}
+
+/* the server's own table, as ib_write_bw's server prints one */
+static void print_table(const struct server *s)
+{
+	unsigned int i;
+
+	if (!s->nrows)
+		return;
+	table_head();
+	for (i = 0; i < s->nrows; i++) {
+		const struct served *r = &s->rows[i];
+
+		printf(" %-16s %4u %6u %4u %12llu  %s\n",
+		       wmt_category_name(r->cat), r->threads, r->size, r->nqps,
+		       (unsigned long long)r->msgs, r->verified ? "yes" : "no");
+	}
+}
+
+/* --out_json_file on the server: what it served and verified */
+static int write_json(const struct server *s, bool complete)
+{
+	const char *path = s->o->json_file;
+	struct json_writer w;
+	unsigned int i;
+	FILE *f;
+
+	if (!s->o->out_json)
+		return 0;
+	f = output_open("ib_write_mt", path);
+	if (!f)
+		return PERFTEST_EXIT_OUTPUT;
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_string(&w, "test", "ib_write_mt");
+	json_string(&w, "role", "server");
+	json_bool(&w, "complete", complete);
+	json_begin_array(&w, "results");
+	for (i = 0; i < s->nrows; i++) {
+		const struct served *r = &s->rows[i];
+
+		json_begin_object(&w, NULL);
+		json_string(&w, "category", wmt_category_name(r->cat));
+		json_uint(&w, "threads", r->threads);
+		json_uint(&w, "MsgSize", r->size);
+		json_uint(&w, "qps", r->nqps);
+		json_uint(&w, "messages", r->msgs);
+		json_bool(&w, "verified", r->verified);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+	return output_close("ib_write_mt", path, f, json_finish(&w)) ?
+		       PERFTEST_EXIT_OUTPUT :
+		       0;
+}
+
 /* DONE: check every slot and guard, tell the client */
 static int verify(struct server *s, const struct wmt_oob_msg *m)
 {
@@ -137,7 +241,7 @@ static int verify(struct server *s, const struct wmt_oob_msg *m)
 		return malformed(s, "DONE", "thread count differs from SETUP");
 	iters = calloc(s->r.threads, sizeof(*iters));
 	if (!iters)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	for (t = 0; t < s->r.threads; t++)
 		if ((iters[t] = wmt_get64(&b)) > max)
 			ret = 1;
@@ -151,6 +255,7 @@ static int verify(struct server *s, const struct wmt_oob_msg *m)
 	printf("ib_write_mt server: %s, %u threads: %s\n",
 	       wmt_category_name(s->cat), s->r.threads,
 	       bad ? text : "every slot and guard verified");
+	record_row(s, iters, !bad);
 	free(iters);
 	wmt_put64(&out, bad);
 	wmt_put_bytes(&out, text, sizeof(text));
@@ -166,9 +271,10 @@ static int serve_row(struct server *s, const struct wmt_oob_msg *setup)
 	ret = parse_setup(s, setup);
 	if (ret)
 		return ret;
+	tell_overrides(s);
 	s->local = calloc(s->nqps, sizeof(*s->local));
 	if (!s->local)
-		return WMT_EXIT_DEVICE;
+		return PERFTEST_EXIT_DEVICE;
 	ret = wmt_target_create(&s->t, s->dev, s->o, &s->r, s->nqps, s->local,
 				s->oob.err, sizeof(s->oob.err));
 	if (ret) {
@@ -221,7 +327,7 @@ static int serve(struct server *s)
 	int ret;
 
 	ret = wmt_oob_recv(&s->oob, OOB_BIT(OOB_HELLO), &m);
-	if (ret == WMT_EXIT_VERSION || ret == WMT_EXIT_PROTOCOL)
+	if (ret == PERFTEST_EXIT_VERSION || ret == PERFTEST_EXIT_PROTOCOL)
 		return give_up(s, ret);
 	if (ret)
 		return ret;
@@ -235,7 +341,7 @@ static int serve(struct server *s)
 	while (!ret) {
 		ret = wmt_oob_recv(&s->oob,
 				   OOB_BIT(OOB_SETUP) | OOB_BIT(OOB_BYE), &m);
-		if (ret == WMT_EXIT_PROTOCOL)
+		if (ret == PERFTEST_EXIT_PROTOCOL)
 			return give_up(s, ret);
 		if (ret)
 			break;
@@ -256,7 +362,7 @@ int wmt_server_main(const struct wmt_options *o, struct ibv_device *dev)
 {
 	struct server s = { .o = o, .dev = dev, .oob.fd = -1 };
 	char err[256];
-	int lfd, ret;
+	int lfd, ret, out;
 
 	ret = wmt_oob_listen(o->tcp_port, &lfd, err, sizeof(err));
 	if (ret) {
@@ -274,5 +380,8 @@ int wmt_server_main(const struct wmt_options *o, struct ibv_device *dev)
 	if (ret && s.oob.err[0])
 		fprintf(stderr, "ib_write_mt server: %s\n", s.oob.err);
 	wmt_oob_close(&s.oob);
-	return ret;
+	print_table(&s);
+	out = write_json(&s, !ret);
+	free(s.rows);
+	return ret ? ret : out;
 }

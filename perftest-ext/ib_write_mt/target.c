@@ -9,15 +9,15 @@
 static int fail(char *err, size_t errlen, const char *what, int e)
 {
 	snprintf(err, errlen, "target: %s: %s", what, strerror(e ? e : EIO));
-	return WMT_EXIT_DEVICE;
+	return PERFTEST_EXIT_DEVICE;
 }
 
 int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 		      const struct wmt_options *o, const struct wmt_regions *r,
-		      unsigned int nqps, struct wmt_qp_addr *local, char *err,
+		      unsigned int nqps, struct rc_addr *local, char *err,
 		      size_t errlen)
 {
-	struct wmt_qp_addr port;
+	struct rc_addr port;
 	unsigned int k;
 	void *mem;
 	int ret;
@@ -27,7 +27,7 @@ int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 	t->ctx = ibv_open_device(dev);
 	if (!t->ctx)
 		return fail(err, errlen, "ibv_open_device", errno);
-	ret = wmt_port_addr(t->ctx, o->ib_port, o->gid_index, &port);
+	ret = rc_port_addr(t->ctx, o->ib_port, o->gid_index, &port);
 	if (ret) {
 		ret = fail(err, errlen, "port", ret);
 		goto err;
@@ -78,8 +78,7 @@ int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 			ret = fail(err, errlen, "ibv_create_qp", errno);
 			goto err;
 		}
-		ret = wmt_qp_init(t->qp[k], o->ib_port,
-				  IBV_ACCESS_REMOTE_WRITE);
+		ret = rc_qp_init(t->qp[k], o->ib_port, IBV_ACCESS_REMOTE_WRITE);
 		if (ret) {
 			ret = fail(err, errlen, "QP to INIT", ret);
 			goto err;
@@ -95,17 +94,16 @@ err:
 }
 
 int wmt_target_connect(struct wmt_target *t, const struct wmt_options *o,
-		       const struct wmt_qp_addr *local,
-		       const struct wmt_qp_addr *remote, char *err,
-		       size_t errlen)
+		       const struct rc_addr *local,
+		       const struct rc_addr *remote, char *err, size_t errlen)
 {
 	unsigned int k;
 	int ret;
 
 	for (k = 0; k < t->nqps; k++) {
 		/* a responder only needs RTR */
-		ret = wmt_qp_connect(t->qp[k], o->ib_port, o->gid_index,
-				     &local[k], &remote[k], 0);
+		ret = rc_qp_rtr(t->qp[k], o->ib_port, o->gid_index, &local[k],
+				&remote[k]);
 		if (ret)
 			return fail(err, errlen, "QP to RTR", ret);
 	}

@@ -12,7 +12,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "connect.h"
+#include "rc_connect.h"
 #include "ib_write_mt.h"
 #include "verify.h"
 
@@ -27,15 +27,14 @@ struct wmt_target {
 	unsigned int nqps;
 };
 
-/* Returns 0 or WMT_EXIT_DEVICE; local[k] gets QP k's address. */
+/* Returns 0 or PERFTEST_EXIT_DEVICE; local[k] gets QP k's address. */
 int wmt_target_create(struct wmt_target *t, struct ibv_device *dev,
 		      const struct wmt_options *o, const struct wmt_regions *r,
-		      unsigned int nqps, struct wmt_qp_addr *local, char *err,
+		      unsigned int nqps, struct rc_addr *local, char *err,
 		      size_t errlen);
 int wmt_target_connect(struct wmt_target *t, const struct wmt_options *o,
-		       const struct wmt_qp_addr *local,
-		       const struct wmt_qp_addr *remote, char *err,
-		       size_t errlen);
+		       const struct rc_addr *local,
+		       const struct rc_addr *remote, char *err, size_t errlen);
 void wmt_target_destroy(struct wmt_target *t);
 
 /* a PSN for a QP, different per QP */

@@ -42,7 +42,7 @@ static bool categories_not_negative(const struct bd_result *r)
 {
 	int k;
 
-	for (k = 0; k < BD_CAT_MISC; k++)
+	for (k = 0; k < BD_POST_MISC; k++)
 		if (r->cat[k].mean < 0)
 			return false;
 	return r->misc_rest >= 0;
@@ -63,7 +63,7 @@ static void breakdown(void **state)
 		for (k = 0; k < BD_NSTEPS; k++)
 			assert_stats_sane(bd_step_info[k].key, &r.step[k]);
 		for (k = 0; k < BD_NCATS; k++)
-			assert_stats_sane(bd_cat_label[k], &r.cat[k]);
+			assert_stats_sane(bd_comp_info[k].label, &r.cat[k]);
 		for (k = 0; k < BD_NPATHS; k++) {
 			assert_stats_sane(bd_path_key[k], &r.path[k]);
 			/* whole operations cost something */

@@ -95,6 +95,19 @@ def server_mode(mode, port):
         c.sendall(hello(2, version=2))
     elif mode == "server-silent":
         pass
+    elif mode == "server-trickle":
+        # a whole HELLO, one byte every 2 s: alive, but never done in time
+        try:
+            for byte in hello(2):
+                c.sendall(bytes([byte]))
+                time.sleep(2)
+        except OSError:
+            pass
+    elif mode == "server-error-escapes":
+        # an ERROR whose text would drive a terminal, with the code of a
+        # verify failure: neither is the client's to repeat
+        text = b"\x1b[31mred\x1b]0;title\x07 bye\r".ljust(160, b"\0")
+        c.sendall(header(ERROR, 4 + len(text)) + struct.pack(">I", 2) + text)
     elif mode == "server-bad-target":
         c.sendall(hello(2))
         recv_msg(c)  # SETUP

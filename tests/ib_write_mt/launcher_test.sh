@@ -38,6 +38,6 @@ echo "launcher exit status $rc"
 grep -q "Using client" "$dir/client" || die "rank 1 was not the client"
 grep -q "mpi+threads, 2 threads: every slot and guard verified" "$dir/server" ||
 	die "rank 0 did not serve"
-[ "$(grep -c ' yes$' "$dir/client")" -eq 2 ] || die "rows not verified"
+[ "$(grep -c ' L[1-4]:.* yes$' "$dir/client")" -eq 2 ] || die "rows not verified"
 [ -z "$(jobs -rp)" ] || die "processes left behind"
 echo ok

@@ -36,6 +36,20 @@ cat "$dir/unavail"
 grep -q "dynamic .*UNAVAILABLE: the device cannot give level-1 thread domains" "$dir/unavail" ||
 	die "no reason given"
 grep -q "^ static .* yes$" "$dir/unavail" || die "the other category did not run"
+# a row not run has no figures: empty CSV cells, JSON nulls, n/a in the plot
+"$MLX5EMU" run --uar=static -- "$IB_WRITE_MT" --loopback --threads=2 -n 64 \
+	--endpoints=dynamic,static --blueflame=off --csv="$dir/u.csv" \
+	--out_json_file="$dir/u.json" --plot="$dir/u.svg" >/dev/null 2>&1
+python3 - "$dir/u.csv" "$dir/u.json" <<'PY' || die "unavailable row figures"
+import csv, json, sys
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["category"] == "dynamic")
+assert row["status"] == "unavailable", row
+for k in ("msgs", "mmsg_per_s", "contexts", "qps", "uar_pages_maps", "mem_per_ep_bytes"):
+    assert row[k] == "", (k, row[k])
+r = next(r for r in json.load(open(sys.argv[2]))["results"] if r["category"] == "dynamic")
+assert r["MsgRate"] is None and r["resources"] is None and r["messages"] is None, r
+PY
+grep -q "dynamic (n/a)" "$dir/u.svg" || die "the plot does not mark the slot n/a"
 echo "ok: an unavailable category: exit 3, reason given, others still run"
 
 rc=0

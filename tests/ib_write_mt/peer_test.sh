@@ -44,10 +44,23 @@ fake=(python3 "$here/fake_peer.py")
 case $scenario in
 two-process)
 	start server "${server[@]}"
-	start client "${client[@]/--endpoints=dynamic/--endpoints=all,levels}" --perform_warm_up
+	# 4 threads: level-3 TDs share a uUAR (with 2 each has its own)
+	start client "${client[@]/--endpoints=dynamic/--endpoints=all,levels}" --perform_warm_up --threads=4
 	expect client 0 "shared-uuar .* yes$"
-	expect server 0 "shared-uuar, 2 threads: every slot and guard verified"
+	expect server 0 "shared-uuar, 4 threads: every slot and guard verified"
 	[ "$(grep -c ' yes$' "$dir/client")" -eq 7 ] || { echo "FAIL: not 7 rows verified"; failed=1; }
+	;;
+server-table)
+	# the server's own table and JSON; the client's workload wins, said so
+	start server "${server[@]}" --threads=3 -s 64 --out_json_file="$dir/server.json"
+	start client "${client[@]/--endpoints=dynamic/--endpoints=dynamic,static}" --threads=4
+	expect client 0 "static .* yes$"
+	expect server 0 "note: --threads=3 given here; the client's 4 apply"
+	grep -q "note: -s 64 given here; the client's 2 apply" "$dir/server" || { echo "FAIL: no -s note"; failed=1; }
+	grep -q "^ static  *4  *2  *4  *800  yes$" "$dir/server" || { echo "FAIL: no server table row"; failed=1; }
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['role'] == 'server' and d['complete'] and [r['category'] for r in d['results']] == ['dynamic', 'static'], d" \
+		"$dir/server.json" || { echo "FAIL: server JSON"; failed=1; }
 	;;
 client-malformed)
 	start fake "${fake[@]}" server-bad-magic "$port"
@@ -78,6 +91,24 @@ client-silent-peer)
 	start client "${client[@]}" --peer-timeout=2
 	expect client 8 "127.0.0.1 did not answer within 2 s (--peer-timeout)"
 	expect fake 0 ""
+	;;
+client-trickling-peer)
+	# one byte every 2 s: the 3 s bound is per message, not per read
+	start fake "${fake[@]}" server-trickle "$port"
+	start client "${client[@]}" --peer-timeout=3
+	expect client 8 "127.0.0.1 did not answer within 3 s (--peer-timeout)"
+	expect fake 0 ""
+	;;
+client-peer-error)
+	# the peer's text is shown printable only, its code is not our status
+	start fake "${fake[@]}" server-error-escapes "$port"
+	start client "${client[@]}"
+	expect client 10 "127.0.0.1 gave up (its status 2): ?\[31mred?\]0;title? bye?"
+	expect fake 0 ""
+	if grep -q "$(printf '\033')" "$dir/client"; then
+		echo "FAIL: an escape byte from the peer reached the output"
+		failed=1
+	fi
 	;;
 client-no-server)
 	start client "${client[@]}" --connect-timeout=1

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +19,14 @@
 #include "options.h"
 #include "verify.h"
 
+/* the last resolve's error message */
+static char err_text[256];
+
 static int resolve(struct wmt_options *o, enum wmt_category cat,
 		   struct wmt_layout *l)
 {
-	char err[256];
-
-	return wmt_layout_resolve(o, cat, 16, l, err, sizeof(err));
+	err_text[0] = 0;
+	return wmt_layout_resolve(o, cat, 16, l, err_text, sizeof(err_text));
 }
 
 static void test_categories(void **state)
@@ -68,11 +71,11 @@ static void test_sharing_rules(void **state)
 	assert_int_equal(l.count[RES_QP], 4);
 	/* an explicit parent narrower than its child is an error */
 	o.share[RES_CQ] = 2;
-	assert_int_equal(resolve(&o, CAT_XWAY, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_XWAY, &l), PERFTEST_EXIT_USAGE);
 	/* not a divisor of the threads */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_QP] = 3;
-	assert_int_equal(resolve(&o, CAT_XWAY, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_XWAY, &l), PERFTEST_EXIT_USAGE);
 	/* a defaulted child is lowered to its explicit parent */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_PD] = 4;
@@ -82,15 +85,24 @@ static void test_sharing_rules(void **state)
 	/* what the category fixes */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_CQ] = 2;
-	assert_int_equal(resolve(&o, CAT_MPI_EVERYWHERE, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_MPI_EVERYWHERE, &l),
+			 PERFTEST_EXIT_USAGE);
 	memset(&o, 0, sizeof(o));
 	o.share[RES_QP] = 2;
-	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), WMT_EXIT_USAGE);
-	/* -q N is --share-qp=T/N */
+	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), PERFTEST_EXIT_USAGE);
+	/* -q N is perftest's: N QPs in one context */
 	memset(&o, 0, sizeof(o));
 	o.num_qps = 4;
 	assert_int_equal(resolve(&o, CAT_XWAY, &l), 0);
 	assert_int_equal(l.count[RES_QP], 4);
+	assert_int_equal(l.count[RES_CTX], 1);
+	assert_int_equal(l.count[RES_CQ], 1);
+	/* an error names -q, the option typed, not --share-qp */
+	memset(&o, 0, sizeof(o));
+	o.num_qps = 16;
+	assert_int_equal(resolve(&o, CAT_MPI_THREADS, &l), PERFTEST_EXIT_USAGE);
+	assert_non_null(strstr(err_text, "-q 16 contradicts"));
+	assert_null(strstr(err_text, "--share"));
 	/* buffers are not tied to MRs */
 	memset(&o, 0, sizeof(o));
 	o.share[RES_BUF] = 16;
@@ -106,8 +118,8 @@ static void test_sharing_level(void **state)
 
 	(void)state;
 	assert_int_equal(resolve(&o, CAT_SHARED_DYNAMIC, &l), 0);
-	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), WMT_EXIT_USAGE);
-	assert_int_equal(resolve(&o, CAT_STATIC, &l), WMT_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_DYNAMIC, &l), PERFTEST_EXIT_USAGE);
+	assert_int_equal(resolve(&o, CAT_STATIC, &l), PERFTEST_EXIT_USAGE);
 }
 
 /* what the NIC would leave in the regions after n writes per thread */
@@ -175,12 +187,12 @@ static void test_payload_laps_differ(void **state)
 
 static void test_wire(void **state)
 {
-	struct wmt_qp_addr a = { .qpn = 0x123456,
-				 .psn = 7,
-				 .lid = 0x1234,
-				 .mtu = IBV_MTU_4096,
-				 .use_gid = 1 },
-			   back;
+	struct rc_addr a = { .qpn = 0x123456,
+			     .psn = 7,
+			     .lid = 0x1234,
+			     .mtu = IBV_MTU_4096,
+			     .use_gid = 1 },
+		       back;
 	uint8_t p[WMT_ADDR_WIRE], hello[WMT_HELLO_LEN];
 	struct wmt_buf b = { p, sizeof(p), 0, 0 };
 	struct wmt_oob_msg m = { OOB_HELLO, 0, hello };
@@ -254,7 +266,7 @@ static void test_options(void **state)
 	assert_int_equal(parse(&o, 4, host), -1);
 	assert_int_equal(o.role, ROLE_CLIENT);
 	assert_string_equal(o.server, "peer");
-	assert_int_equal(parse(&o, 5, bad), WMT_EXIT_USAGE);
+	assert_int_equal(parse(&o, 5, bad), PERFTEST_EXIT_USAGE);
 }
 
 static void test_launchers(void **state)
@@ -276,7 +288,7 @@ static void test_launchers(void **state)
 	/* two nodes: Open MPI does not say where rank 0 is */
 	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
 	setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1", 1);
-	assert_int_equal(parse(&o, 1, plain), WMT_EXIT_USAGE);
+	assert_int_equal(parse(&o, 1, plain), PERFTEST_EXIT_USAGE);
 	clear_launcher_env();
 	setenv("SLURM_PROCID", "1", 1);
 	setenv("SLURM_NTASKS", "2", 1);
@@ -294,6 +306,30 @@ static void test_launchers(void **state)
 	clear_launcher_env();
 }
 
+/* --help lists every category with its description, and the sets */
+static void test_help(void **state)
+{
+	char *text = NULL, line[160];
+	size_t len = 0;
+	unsigned int c;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	wmt_usage(f);
+	fclose(f);
+	for (c = 0; c < CAT_COUNT; c++) {
+		snprintf(line, sizeof(line), " %-15s %s\n",
+			 wmt_category_name(c), wmt_category_help(c));
+		assert_non_null(strstr(text, line));
+	}
+	assert_non_null(strstr(text,
+			       "levels = dynamic,shared-dynamic,shared-uuar,"
+			       "mpi+threads\n"));
+	assert_non_null(strstr(text, "  5  malformed, truncated"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_launchers),
+		cmocka_unit_test(test_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,8 +38,7 @@
 #define RO_FILL 0x5a
 
 struct info {
-	uint32_t qpn;
-	uint16_t lid;
+	struct rc_addr rc;
 	uint32_t rkey_rw, rkey_ro;
 	uint64_t addr_rw, addr_ro;
 };
@@ -84,13 +83,6 @@ static int end_open(struct end *e)
 			 .max_recv_sge = 1,
 			 .max_inline_data = 64 },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
 
 	if (!list || !list[0])
 		return -1;
@@ -114,30 +106,26 @@ static int end_open(struct end *e)
 	e->qp = ibv_create_qp(e->pd, &qa);
 	if (!e->qp)
 		return -1;
-	return ibv_modify_qp(e->qp, &a,
-			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
+	return rc_qp_init(e->qp, 1,
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC);
 }
 
 static void end_info(struct end *e, struct info *i)
 {
-	struct ibv_port_attr pa;
-
-	ibv_query_port(e->ctx, 1, &pa);
 	memset(i, 0, sizeof(*i)); /* padding goes over the socket too */
-	i->qpn = e->qp->qp_num;
-	i->lid = pa.lid;
+	rc_port_addr(e->ctx, 1, -1, &i->rc);
+	i->rc.qpn = e->qp->qp_num;
 	i->rkey_rw = e->rw->rkey;
 	i->rkey_ro = e->ro->rkey;
 	i->addr_rw = (uintptr_t)e->rw_buf;
 	i->addr_ro = (uintptr_t)e->ro_buf;
 }
 
-static int end_connect(struct end *e, const struct info *peer)
+static int end_connect(struct end *e, const struct info *self,
+		       const struct info *peer)
 {
-	if (rc_connect_rtr(e->qp, peer->lid, peer->qpn))
-		return -1;
-	return rc_connect_rts(e->qp);
+	return rc_qp_connect(e->qp, 1, -1, &self->rc, &peer->rc);
 }
 
 static int post_recv(struct end *e, unsigned int i)
@@ -182,7 +170,8 @@ static void child_main(int fd)
 		post_recv(&e, i);
 	/* at RTR before the parent learns our QPN, as ibv_rc_pingpong does */
 	if (read(fd, &peer, sizeof(peer)) != sizeof(peer) ||
-	    end_connect(&e, &peer) || write(fd, &me, sizeof(me)) != sizeof(me))
+	    end_connect(&e, &me, &peer) ||
+	    write(fd, &me, sizeof(me)) != sizeof(me))
 		_exit(3);
 	while (read(fd, cmd, sizeof(cmd)) == sizeof(cmd)) {
 		uint32_t off, len;
@@ -265,7 +254,7 @@ static int group_setup(void **state)
 	if (write(sock, &me, sizeof(me)) != sizeof(me) ||
 	    read(sock, &remote, sizeof(remote)) != sizeof(remote))
 		return -1;
-	return end_connect(&local, &remote);
+	return end_connect(&local, &me, &remote);
 }
 
 static int group_teardown(void **state)
@@ -522,8 +511,8 @@ static void pair_open(struct pair *p)
 	assert_int_equal(end_open(&p->b), 0);
 	end_info(&p->a, &ia);
 	end_info(&p->b, &ib);
-	assert_int_equal(end_connect(&p->a, &ib), 0);
-	assert_int_equal(end_connect(&p->b, &ia), 0);
+	assert_int_equal(end_connect(&p->a, &ia, &ib), 0);
+	assert_int_equal(end_connect(&p->b, &ib, &ia), 0);
 }
 
 static void end_close(struct end *e)
@@ -632,7 +621,7 @@ static void test_fork_child(void **state)
 			_exit(2);
 		end_info(&p.a, &ia);
 		end_info(&p.b, &ib);
-		if (end_connect(&p.a, &ib) || end_connect(&p.b, &ia))
+		if (end_connect(&p.a, &ia, &ib) || end_connect(&p.b, &ib, &ia))
 			_exit(3);
 		wr.wr.rdma.remote_addr = (uintptr_t)p.b.rw_buf;
 		wr.wr.rdma.rkey = p.b.rw->rkey;

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "emu_stat.h"
 #include "emu_test.h"
 
 struct ibv_context *emu_test_open(void)
@@ -42,16 +43,6 @@ unsigned int emu_test_env_uint(const char *name, unsigned int def)
 	return v && *v ? strtoul(v, NULL, 0) : def;
 }
 
-unsigned long emu_test_field(const char *line, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	return p ? strtoul(p + strlen(pat), NULL, 0) : 0;
-}
-
 void emu_test_read_stat(struct emu_test_stat *st)
 {
 	char cmd[512], line[1024];
@@ -63,40 +54,34 @@ void emu_test_read_stat(struct emu_test_stat *st)
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "context ", 8)) {
-			uint32_t id = emu_test_field(line, "ctx");
-			const char *r = strstr(line, " last_refused=");
+		if (emu_stat_is(line, "context")) {
+			uint32_t id = emu_stat_num(line, "ctx", 0);
 
 			if (id < st->last_ctx)
 				continue;
 			st->last_ctx = id;
-			st->refused = emu_test_field(line, "refused");
-			st->last_refused[0] = 0;
-			if (r)
-				sscanf(r + 14, "%63s", st->last_refused);
-		} else if (!strncmp(line, "page ", 5) &&
+			st->refused = emu_stat_num(line, "refused", 0);
+			emu_stat_text(line, "last_refused", st->last_refused,
+				      sizeof(st->last_refused));
+		} else if (emu_stat_is(line, "page") &&
 			   st->npages <
 				   sizeof(st->pages) / sizeof(st->pages[0])) {
 			struct emu_test_page *pg = &st->pages[st->npages++];
-			const char *k = strstr(line, " kind=");
 
-			pg->ctx = emu_test_field(line, "ctx");
-			pg->page_id = emu_test_field(line, "page_id");
-			pg->qps = emu_test_field(line, "qps");
-			pg->mapped = emu_test_field(line, "mapped");
-			if (k)
-				sscanf(k + 6, "%15s", pg->kind);
-		} else if (!strncmp(line, "qp ", 3) &&
+			pg->ctx = emu_stat_num(line, "ctx", 0);
+			pg->page_id = emu_stat_num(line, "page_id", 0);
+			pg->qps = emu_stat_num(line, "qps", 0);
+			pg->mapped = emu_stat_num(line, "mapped", 0);
+			emu_stat_text(line, "kind", pg->kind, sizeof(pg->kind));
+		} else if (emu_stat_is(line, "qp") &&
 			   st->nqps < sizeof(st->qps) / sizeof(st->qps[0])) {
 			struct emu_test_qp *qp = &st->qps[st->nqps++];
 
-			qp->ctx = emu_test_field(line, "ctx");
-			qp->qpn = emu_test_field(line, "qpn");
-			qp->page_id = emu_test_field(line, "page_id");
-			qp->uar = emu_test_field(line, "uar");
-			qp->bfreg = strstr(line, " bfreg=-1") ?
-					    -1 :
-					    (int)emu_test_field(line, "bfreg");
+			qp->ctx = emu_stat_num(line, "ctx", 0);
+			qp->qpn = emu_stat_num(line, "qpn", 0);
+			qp->page_id = emu_stat_num(line, "page_id", 0);
+			qp->uar = emu_stat_num(line, "uar", 0);
+			qp->bfreg = emu_stat_num(line, "bfreg", 0);
 		}
 	}
 	assert_int_equal(pclose(f), 0);

@@ -41,8 +41,6 @@ struct emu_test_stat {
 };
 
 void emu_test_read_stat(struct emu_test_stat *st);
-/* the value of " key=" in one attribution record, 0 if absent */
-unsigned long emu_test_field(const char *line, const char *key);
 unsigned int emu_test_count_pages(const struct emu_test_stat *st, uint32_t ctx,
 				  const char *kind);
 const struct emu_test_qp *emu_test_find_qp(const struct emu_test_stat *st,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * perftest-ext/common: the JSON and CSV writers, the result files, the
- * gnuplot driver and numeric option values.
+ * gnuplot driver, numeric option values and mlx5emu's attribution records.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "csv_writer.h"
+#include "emu_stat.h"
 #include "json_writer.h"
 #include "output_file.h"
 #include "parse_number.h"
@@ -112,9 +113,14 @@ static void test_plot(void **state)
 	const struct plot_panel panels[] = { { "Rate", "Mmsg/s", s1, 1 },
 					     { "Resources", "count", s2, 1 } };
 	const struct plot_spec spec = {
-		"test 'plot'", "x", labels, 2, panels, 2
+		.title = "ib_write_mt: test 'plot' a^b {c} @d ~e",
+		.xlabel = "x_axis",
+		.labels = labels,
+		.nlabels = 2,
+		.panels = panels,
+		.npanels = 2,
 	};
-	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256];
+	char dir[] = "/tmp/plot-test.XXXXXX", path[64], err[256], *svg;
 	FILE *f;
 
 	(void)state;
@@ -130,7 +136,13 @@ static void test_plot(void **state)
 	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	fclose(f);
+	fseek(f, 0, SEEK_END);
+	svg = contents(f);
+	/* texts as written: no enhanced-text subscripts or superscripts */
+	assert_non_null(strstr(svg, "ib_write_mt: test"));
+	assert_non_null(strstr(svg, "a^b {c} @d ~e"));
+	assert_non_null(strstr(svg, "x_axis"));
+	free(svg);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/missing/p.svg", dir);
 	assert_int_equal(plot_render(&spec, path, err, sizeof(err)), -1);
@@ -191,6 +203,37 @@ static void test_parse_decimal(void **state)
 	assert_int_equal(v, 7);
 }
 
+static void test_emu_stat(void **state)
+{
+	const char *ctx =
+		"context pid=7 ctx=2 dev=mlx5_0 uar=static uars=3 last_refused=alloc:ENOMEM\n";
+	const char *qp =
+		"qp pid=7 ctx=2 qpn=0x1a page_id=0x40 uar=0x1000 bfreg=-1\n";
+	char buf[8];
+
+	(void)state;
+	assert_true(emu_stat_is(ctx, "context"));
+	assert_false(emu_stat_is(ctx, "ctx"));
+	assert_false(emu_stat_is("contexts pid=1", "context"));
+	assert_true(emu_stat_is(qp, "qp"));
+	/* a key is a whole word: uar is not uars, ctx is not the record */
+	assert_int_equal(emu_stat_num(ctx, "uars", -1), 3);
+	assert_int_equal(emu_stat_num(ctx, "ctx", -1), 2);
+	assert_int_equal(emu_stat_num(ctx, "uar", -1), 0);
+	assert_string_equal(emu_stat_text(ctx, "uar", buf, sizeof(buf)),
+			    "static");
+	assert_int_equal(emu_stat_num(qp, "qpn", -1), 0x1a);
+	assert_int_equal(emu_stat_num(qp, "bfreg", 0), -1);
+	assert_int_equal(emu_stat_num(qp, "nuars", 5), 5);
+	assert_string_equal(emu_stat_text(qp, "kind", buf, sizeof(buf)), "");
+	/* cut to the buffer, never past the end of the value */
+	assert_string_equal(emu_stat_text(ctx, "last_refused", buf,
+					  sizeof(buf)),
+			    "alloc:E");
+	assert_string_equal(emu_stat_text(ctx, "dev", buf, sizeof(buf)),
+			    "mlx5_0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_plot),
 		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_parse_decimal),
+		cmocka_unit_test(test_emu_stat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

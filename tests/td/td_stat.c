@@ -3,24 +3,18 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-#include "emu_test.h"
+#include "emu_stat.h"
 #include "td_stat.h"
 
 static FILE *open_stat(void)
 {
-	const char *dir = getenv("MLX5EMU_STAT_DIR");
-	char path[512];
-	FILE *f;
+	FILE *f = emu_stat_open(getpid());
 
-	assert_non_null(dir);
-	snprintf(path, sizeof(path), "%s/%d", dir, getpid());
-	f = fopen(path, "r");
 	assert_non_null(f);
 	return f;
 }
@@ -31,10 +25,16 @@ unsigned int td_stat_held_uars(void)
 	unsigned int held = 0;
 	FILE *f = open_stat();
 
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "page ", 5) && !emu_test_field(line, "destroyed") &&
-		    (strstr(line, " kind=bf ") || strstr(line, " kind=alloc_wc ")))
-			held += emu_test_field(line, "nuars");
+	while (fgets(line, sizeof(line), f)) {
+		char kind[16];
+
+		if (!emu_stat_is(line, "page") ||
+		    emu_stat_num(line, "destroyed", 0))
+			continue;
+		emu_stat_text(line, "kind", kind, sizeof(kind));
+		if (!strcmp(kind, "bf") || !strcmp(kind, "alloc_wc"))
+			held += emu_stat_num(line, "nuars", 0);
+	}
 	fclose(f);
 	return held;
 }
@@ -47,12 +47,17 @@ bool td_stat_rings(uint32_t qpn, uint32_t *uar, unsigned int *slots)
 
 	*slots = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "ring ", 5) || emu_test_field(line, "qpn") != qpn)
+		uint32_t page;
+
+		if (!emu_stat_is(line, "ring") ||
+		    emu_stat_num(line, "qpn", -1) != qpn)
 			continue;
-		if (found && emu_test_field(line, "page_id") != *uar)
+		page = emu_stat_num(line, "page_id", 0);
+		if (found && page != *uar)
 			fail_msg("QP 0x%x rang two UARs", qpn);
-		*uar = emu_test_field(line, "page_id");
-		*slots |= 1u << ((emu_test_field(line, "slot") - 0x800) / 0x100);
+		*uar = page;
+		*slots |= 1u
+			  << ((emu_stat_num(line, "slot", 0) - 0x800) / 0x100);
 		found = true;
 	}
 	fclose(f);

@@ -1,6 +1,17 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
-/* ib_write_mt --help (the man page, ib_write_mt.1.md, says the same at length) */
-static const char wmt_usage[] =
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ib_write_mt --help (the man page, ib_write_mt.1.md, says the same at
+ * length). The categories, their sets and the exit statuses come from their
+ * tables, so the text cannot drift from what the tool does.
+ */
+#include <stdio.h>
+
+#include "layout.h"
+#include "options.h"
+
+#define INDENT "                          "
+
+static const char usage_head[] =
 	"Usage:\n"
 	"  ib_write_mt [options]                   server (waits for a client)\n"
 	"  ib_write_mt [options] <server>          client\n"
@@ -11,16 +22,9 @@ static const char wmt_usage[] =
 	"categories, with the resources (contexts .. UAR pages, uUARs, memory) each costs.\n"
 	"\n"
 	"Endpoints:\n"
-	"  --endpoints=LIST        comma-separated categories, or 'all' (the six) or 'levels'\n"
-	"                          mpi-everywhere  a context per thread\n"
-	"                          2xdynamic       2T level-1 TDs with a QP each, every other one used\n"
-	"                          dynamic         T level-1 TDs (own UAR page)\n"
-	"                          shared-dynamic  T level-2 TDs (two per UAR page)\n"
-	"                          static          T QPs, no TDs\n"
-	"                          mpi+threads     one QP and CQ shared by all threads (locked)\n"
-	"                          shared-uuar     T level-3 TDs (shared uUAR, BlueFlame lock)\n"
-	"                          xway            everything per thread unless --share-X\n"
-	"                          levels = dynamic,shared-dynamic,shared-uuar,mpi+threads\n"
+	"  --endpoints=LIST        comma-separated categories and sets of them:\n";
+
+static const char usage_rest[] =
 	"                          default: all; with --sharing the level's category;\n"
 	"                          with --share-X: xway\n"
 	"  --sharing=1|2|3         TD sharing level (must agree with the category)\n"
@@ -32,13 +36,16 @@ static const char wmt_usage[] =
 	"\n"
 	"Workload (perftest's letters):\n"
 	"  -s, --size=BYTES        message size (default 2, at most 65536)\n"
-	"  -n, --iters=N           messages per thread (default 5000)\n"
-	"  -D, --duration=SEC      run for SEC seconds instead of -n\n"
+	"  -n, --iters=N           messages per thread\n"
+	"  -D, --duration=SEC      run each row for SEC seconds (default 2 without -n)\n"
 	"  -t, --tx-depth=D        QP depth per thread (default 128); a QP shared by x threads is x*D deep\n"
 	"  -l, --post_list=P       WQEs per ibv_post_send (default 32)\n"
 	"  -Q, --cq-mod=Q          one signaled WQE every Q (default 64); CQ depth D/Q per endpoint\n"
 	"  -I, --inline_size=B     inline messages up to B bytes (default 220; 0 = off)\n"
-	"  -q, --qp=N              number of QPs (the same as --share-qp=T/N)\n"
+	"  -q, --qp=N              N QPs in one context, each shared by T/N threads (xway)\n"
+	"  -a, --all               every size, 2 to 65536 bytes (--sweep=size -s 65536)\n"
+	"      --wide              every column (pd, mr, td, #msgs, uUARs, buffers)\n"
+	"  -N, --noPeak            accepted: no peak bandwidth is computed anyway\n"
 	"      --perform_warm_up   2*D writes per thread before the timed phase\n"
 	"      --blueflame=on|off  off sets MLX5_SHUT_UP_BF=1 before the device opens\n"
 	"      --poll=busy|yield   a thread waiting for completions spins, or yields its\n"
@@ -63,7 +70,7 @@ static const char wmt_usage[] =
 	"      --sweep=WHAT        threads|postlist|unsignaled|size|share-ctx|pd|mr|buf|cq|qp\n"
 	"      --plot=FILE.svg|png rate and resources side by side (gnuplot)\n"
 	"  -F, --CPU-freq          accepted for perftest compatibility (no effect)\n"
-	"  -h, --help              this text;  --version  the version\n"
+	"  -h, --help              this text;  -V, --version  the version\n"
 	"\n"
 	"Resources are the initiator's (in loopback the target is left out), each\n"
 	"figure labelled with its source: maps = /proc/self/maps, bf.reg =\n"
@@ -76,8 +83,44 @@ static const char wmt_usage[] =
 	"  mpirun -np 2 --map-by node ib_write_mt --endpoints=levels\n"
 	"  srun -N 2 -n 2 ib_write_mt --out_json\n"
 	"  mlx5emu run --uar=static -- ib_write_mt --loopback        the emulated device\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad options, 2 data verification failed, 3 a category\n"
-	"is unavailable on this library/device, 4 verbs/completion error, 5 malformed,\n"
-	"truncated or mismatched peer message, 6 peer of another protocol version,\n"
-	"7 peer disconnected, 8 connect or peer timeout, 9 output file error.\n";
+	"\n";
+
+/* "dynamic,shared-dynamic,.." for a mask of categories */
+static void print_names(FILE *f, const struct wmt_category_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		fprintf(f, "%s%s", i ? "," : "",
+			wmt_category_name(set->members[i]));
+}
+
+void wmt_usage(FILE *f)
+{
+	static const enum perftest_exit exits[] = {
+		PERFTEST_EXIT_OK,      PERFTEST_EXIT_USAGE,
+		PERFTEST_EXIT_VERIFY,  PERFTEST_EXIT_UNAVAILABLE,
+		PERFTEST_EXIT_DEVICE,  PERFTEST_EXIT_PROTOCOL,
+		PERFTEST_EXIT_VERSION, PERFTEST_EXIT_DISCONNECT,
+		PERFTEST_EXIT_TIMEOUT, PERFTEST_EXIT_OUTPUT,
+		PERFTEST_EXIT_PEER,
+	};
+	unsigned int c, i;
+
+	fputs(usage_head, f);
+	for (c = 0; c < CAT_COUNT; c++)
+		fprintf(f, INDENT "%-15s %s\n", wmt_category_name(c),
+			wmt_category_help(c));
+	for (i = 0; i < WMT_NSETS; i++) {
+		const struct wmt_category_set *set = &wmt_category_sets[i];
+
+		fprintf(f, INDENT "%s = ", set->name);
+		if (set->help)
+			fputs(set->help, f);
+		else
+			print_names(f, set);
+		fputc('\n', f);
+	}
+	fputs(usage_rest, f);
+	perftest_exit_usage(f, exits, sizeof(exits) / sizeof(exits[0]));
+}

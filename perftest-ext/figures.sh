@@ -1,0 +1,38 @@
+#!/bin/bash
+# make figures: one figure of each kind that ib_write_mt and
+# ib_write_breakdown draw, from fixed runs on the emulated device, into
+# BUILD/figures (PNG, with the CSV and JSON behind each).
+#   perftest-ext/figures.sh BUILD
+# Rates on the emulator measure its software NIC; the resources are the
+# device's. The breakdown figure is the paper's model (Table 1), which
+# needs no device.
+set -euo pipefail
+build=${1:-build}
+stage=$build/stage/bin
+out=$build/figures
+mkdir -p "$out"
+
+# wmt NAME MLX5EMU_UAR ARGS...: one ib_write_mt figure
+wmt() {
+	local name=$1 uar=$2
+	shift 2
+	echo "figures: $name"
+	"$stage/mlx5emu" run --uar="$uar" -- "$stage/ib_write_mt" --loopback \
+		--plot="$out/$name.png" --csv="$out/$name.csv" \
+		--out_json_file="$out/$name.json" "$@" >"$out/$name.txt"
+}
+
+# the paper's six categories (Fig. 12), static UARs as on 2018 kernels
+wmt categories static --endpoints=all --threads=16 -n 2048
+# the four mapping levels, in level order
+wmt levels dynamic --endpoints=levels --threads=16 -n 2048
+# a sweep: message rate over the post list
+wmt sweep-postlist dynamic --endpoints=dynamic,shared-dynamic --threads=8 \
+	-n 2048 --sweep=postlist
+# x-way sharing of the CQ (Section V)
+wmt share-cq dynamic --threads=16 -n 1024 --sweep=share-cq
+# Fig. 17: what-if speedups of the paper's model
+echo "figures: what-if"
+"$stage/ib_write_breakdown" --what-if --plot="$out/what-if.png" \
+	--csv="$out/what-if.csv" >"$out/what-if.txt"
+ls "$out"/*.png
