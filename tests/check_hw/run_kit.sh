@@ -7,7 +7,8 @@ stage=$1 src=$2 expect=$3
 export PATH="$stage/bin:$PATH"
 export PYTHONPATH="$stage/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}"
 scratch_dir out
-args=(--emulated -n 2000 --max-threads=2 -o "$out/report")
+# 4 threads: at 2, level-3 TDs still get a uUAR each (no sharing to show)
+args=(--emulated -n 2000 --max-threads=4 -o "$out/report")
 if [ "$expect" = fail ]; then
 	mkdir "$out/tests"
 	cp "$src/fake_run_tests.py" "$out/tests/run_tests.py"
