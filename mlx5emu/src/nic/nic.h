@@ -289,9 +289,14 @@ struct nic_wqe {
 	uint32_t ud_qkey, ud_dqpn; /* UD: the datagram segment */
 	uint16_t ud_dlid;
 	uint32_t len; /* payload bytes */
-	bool inl;
+	/*
+	 * The segments in WQE order. Bit i of inl_mask set: sge[i] is
+	 * inline, its bytes at inl_data + sge[i].addr.
+	 */
 	uint32_t nsge;
 	struct nic_sge sge[NIC_MAX_SGE];
+	uint64_t inl_mask;
+	uint32_t inl_len;
 	uint8_t inl_data[NIC_MAX_INLINE];
 };
 
