@@ -172,7 +172,8 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 		/* a WQE may not claim BBs that were never posted */
 		if (!err && w.nbb > avail)
 			err = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-		if (!err && window_full(qp, w.len))
+		/* an error entry takes a window slot like any WQE */
+		if (window_full(qp, err ? 0 : w.len))
 			break;
 		if (err) {
 			ack = NIC_LOCAL_ERR;
