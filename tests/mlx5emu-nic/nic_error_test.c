@@ -240,6 +240,25 @@ static void test_error_behind_full_window(void **state)
 	remote_peer.on = false;
 }
 
+/*
+ * A QP created without a send queue (max_send_wr 0): a doorbell record
+ * moved by hand is ignored, as hardware ignores it, in RTS and in ERR.
+ */
+static void test_no_send_queue(void **state)
+{
+	struct env *e = *state;
+
+	free(e->qp[0].sq);
+	e->qp[0].sq = NULL;
+	e->qp[0].sq_bbs = 0;
+	e->dbrec[0][1] = htobe32(5);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_null(cq_poll(e, 0));
+	nic_qp_error(&e->qp[0]);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_null(cq_poll(e, 0));
+}
+
 int nic_errors_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +272,8 @@ int nic_errors_tests(void)
 						env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_error_behind_full_window,
 						env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_no_send_queue, env_setup,
+						env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("errors", tests, NULL, NULL);

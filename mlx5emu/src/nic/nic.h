@@ -437,4 +437,19 @@ static inline uint32_t nic_be32_load(const uint32_t *p)
 	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
 }
 
+/*
+ * The doorbell records, as the rings they belong to see them: a QP
+ * created without a send (receive) queue ignores its SND_DBR (RCV_DBR),
+ * as hardware does, however the application moves it.
+ */
+static inline uint16_t nic_sq_doorbell(const struct nic_qp *qp)
+{
+	return qp->sq_bbs ? nic_be32_load(&qp->dbrec[1]) & 0xffff : qp->sq_ci;
+}
+
+static inline uint16_t nic_rq_doorbell(const struct nic_qp *qp)
+{
+	return qp->rq_cnt ? nic_be32_load(&qp->dbrec[0]) & 0xffff : qp->rq_ci;
+}
+
 #endif

@@ -310,7 +310,7 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 	if (qp->state != NIC_QPS_RTS)
 		return 0;
 
-	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
+	pi = nic_sq_doorbell(qp);
 	pending = req_transmit(qp, pi, budget);
 	return pending + req_complete(qp);
 }
