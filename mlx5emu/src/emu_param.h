@@ -20,6 +20,7 @@
 #define EMU_MAX_BFREGS 512
 #define EMU_FIRST_UAR_ID 0x10 /* low HW UARs belong to the driver */
 #define EMU_FIRST_QPN 0x100
+#define EMU_SEND_WQE_BB 64 /* MLX5_SEND_WQE_BB */
 #define EMU_INVALID_BFREG (-1)
 #define EMU_NUM_COMP_VECTORS 4
 #define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
