@@ -3,7 +3,9 @@
  * What the emulated kernel checks in a command before it keeps anything,
  * without libibverbs: every pointer (the command, its response, ioctl
  * attributes, rings, doorbell records, MRs) answers EFAULT when it does
- * not point at memory of the right kind, as umem and doorbell pinning do.
+ * not point at memory of the right kind, as umem and doorbell pinning do;
+ * and a process gets no more QPs than max_qp says, all in its QPN slot.
+ *   cmd_check_test [pointers|qp_limit]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "raw_cmd.h"
 
 #define UNMAPPED ((void *)0x1000) /* below mmap_min_addr */
+#define FIRST_QPN 0x100 /* of each process's slot: the low ones are taken */
 
 /* ALLOC_PD: the handle, or -errno */
 static int64_t alloc_pd(int fd, uint32_t *resp)
@@ -162,6 +165,70 @@ static void memory_regions(void **state)
 	assert_int_equal(raw_write(r->fd, &mr, sizeof(mr)), EFAULT);
 }
 
+static void query_device(const struct raw_ctx *r,
+			 struct ib_uverbs_query_device_resp *dev)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_query_device core;
+	} q = {
+		.hdr = { .command = IB_USER_VERBS_CMD_QUERY_DEVICE,
+			 .in_words = sizeof(q) / 4,
+			 .out_words =
+				 sizeof(struct ib_uverbs_query_device_resp) /
+				 4 },
+	};
+
+	q.core.response = (uintptr_t)dev;
+	assert_int_equal(raw_write(r->fd, &q, sizeof(q)), 0);
+}
+
+/* max_qp QPs, all in this process's QPN slot, then ENOMEM */
+static void qp_limit(void **state)
+{
+	struct raw_ctx *r = *state;
+	struct ib_uverbs_query_device_resp dev;
+	struct create_qp_resp resp;
+	struct create_qp_cmd qp;
+	uint32_t n = 0, slot = 0;
+	int err;
+
+	query_device(r, &dev);
+	/* every QP on the same rings: only the count matters here */
+	qp = raw_create_qp_cmd(&resp, r, (char *)r->mem + 4 * RAW_PAGE,
+			       (char *)r->mem + RAW_PAGE, 1, 1);
+	for (;;) {
+		err = raw_write(r->fd, &qp, sizeof(qp));
+		if (err)
+			break;
+		if (!n)
+			slot = resp.core.qpn >> 16;
+		assert_int_equal(resp.core.qpn >> 16, slot);
+		n++;
+		assert_true(n <= dev.max_qp);
+	}
+	assert_int_equal(err, ENOMEM);
+	assert_int_equal(n, dev.max_qp);
+}
+
+/* the QPNs max_qp QPs can take stay in the process's slot (prefix) */
+static void max_qp_in_slot(void **state)
+{
+	struct raw_ctx *r = *state;
+	struct ib_uverbs_query_device_resp dev;
+	struct create_qp_resp resp;
+	struct create_qp_cmd qp;
+
+	query_device(r, &dev);
+	qp = raw_create_qp_cmd(&resp, r, (char *)r->mem + 4 * RAW_PAGE,
+			       (char *)r->mem + RAW_PAGE, 1, 1);
+	assert_int_equal(raw_write(r->fd, &qp, sizeof(qp)), 0);
+	assert_true(dev.max_qp >= 1000);
+	/* QPNs from 0x100 of the slot up, in rising order (cyclic) */
+	assert_true((resp.core.qpn & 0xffff) >= FIRST_QPN);
+	assert_true(FIRST_QPN + dev.max_qp <= 0x10000);
+}
+
 static int ctx_setup(void **state)
 {
 	struct raw_ctx *r = calloc(1, sizeof(*r));
@@ -179,7 +246,7 @@ static int ctx_teardown(void **state)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest pointers[] = {
 		cmocka_unit_test_setup_teardown(command_and_response, ctx_setup,
@@ -190,6 +257,15 @@ int main(void)
 						ctx_teardown),
 		cmocka_unit_test_setup_teardown(memory_regions, ctx_setup,
 						ctx_teardown),
+		cmocka_unit_test_setup_teardown(max_qp_in_slot, ctx_setup,
+						ctx_teardown),
 	};
+	const struct CMUnitTest limit[] = {
+		cmocka_unit_test_setup_teardown(qp_limit, ctx_setup,
+						ctx_teardown),
+	};
+
+	if (argc > 1 && !strcmp(argv[1], "qp_limit"))
+		return cmocka_run_group_tests(limit, NULL, NULL);
 	return cmocka_run_group_tests(pointers, NULL, NULL);
 }
