@@ -203,19 +203,11 @@ static void make_templates(const struct raw_ctx *r)
 
 	/* EX_QUERY_DEVICE: the response is in the extended header */
 	{
-		struct {
-			struct ib_uverbs_cmd_hdr hdr;
-			struct ib_uverbs_ex_cmd_hdr ex;
-			struct ib_uverbs_ex_query_device core;
-		} exq = {
-			.hdr = { .command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-					    IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
-				 .in_words = 1,
-				 .out_words = 38 },
-			.ex = { .response = resp },
-		};
+		struct ex_query_device_cmd exq =
+			raw_ex_query_device_cmd((void *)(uintptr_t)resp);
+
 		ptr(add("EX_QUERY_DEVICE", false, &exq, sizeof(exq)),
-		    offsetof(typeof(exq), ex.response));
+		    offsetof(struct ex_query_device_cmd, ex.response));
 	}
 	/* ioctl: the UAR object (dynamic) and INVOKE_WRITE (ioctl transport) */
 	{

@@ -62,6 +62,22 @@ struct alloc_pd_cmd raw_alloc_pd_cmd(uint32_t *resp)
 	return pd;
 }
 
+/* EX_QUERY_DEVICE: the response pointer is in the extended header */
+struct ex_query_device_cmd raw_ex_query_device_cmd(void *resp)
+{
+	struct ex_query_device_cmd q = {
+		.hdr = { .command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
+				    IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+			 .in_words = 1,
+			 .out_words =
+				 sizeof(struct ib_uverbs_ex_query_device_resp) /
+				 8 },
+		.ex = { .response = (uintptr_t)resp },
+	};
+
+	return q;
+}
+
 /* REG_MR answering into resp[3] (handle, lkey, rkey) */
 struct reg_mr_cmd raw_reg_mr_cmd(uint32_t *resp, uint32_t pd, void *start,
 				 uint64_t len, uint32_t access)

@@ -40,6 +40,12 @@ struct reg_mr_cmd {
 	struct ib_uverbs_reg_mr core;
 };
 
+struct ex_query_device_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex;
+	struct ib_uverbs_ex_query_device core;
+};
+
 struct create_cq_cmd {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_cq core;
@@ -85,6 +91,7 @@ struct raw_ctx {
 
 struct get_context_cmd raw_get_context_cmd(struct get_context_resp *resp);
 struct alloc_pd_cmd raw_alloc_pd_cmd(uint32_t *resp);
+struct ex_query_device_cmd raw_ex_query_device_cmd(void *resp);
 struct reg_mr_cmd raw_reg_mr_cmd(uint32_t *resp, uint32_t pd, void *start,
 				 uint64_t len, uint32_t access);
 struct create_cq_cmd raw_create_cq_cmd(struct create_cq_resp *resp, void *buf,

@@ -138,18 +138,8 @@ static void write_rules(void **state)
 		.hdr = { .command = IB_USER_VERBS_CMD_CREATE_XSRQ,
 			 .in_words = sizeof(unknown) / 4 },
 	};
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_ex_cmd_hdr ex;
-		struct ib_uverbs_ex_query_device core;
-	} exq = {
-		.hdr = { .command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-				    IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
-			 .in_words = 1,
-			 .out_words = 38 },
-		.ex = { .cmd_hdr_reserved = 1 },
-	};
 	struct ib_uverbs_ex_query_device_resp qresp;
+	struct ex_query_device_cmd exq = raw_ex_query_device_cmd(&qresp);
 	char buf[8];
 	int fd;
 
@@ -180,7 +170,7 @@ static void write_rules(void **state)
 	assert_int_equal(write(fd, &unknown, sizeof(unknown)), -1);
 	assert_int_equal(errno, EOPNOTSUPP);
 	/* extended header reserved field */
-	exq.ex.response = (uintptr_t)&qresp;
+	exq.ex.cmd_hdr_reserved = 1;
 	assert_int_equal(write(fd, &exq, sizeof(exq)), -1);
 	assert_int_equal(errno, EINVAL);
 	exq.ex.cmd_hdr_reserved = 0;
