@@ -15,6 +15,8 @@ packages=(
 	ucx-utils libucx0
 	# perftest-ext: plots and the mpirun launcher test
 	gnuplot-nox openmpi-bin
+	# tests/mpi: the MPI traffic test under both MPIs
+	mpich libmpich-dev libopenmpi-dev
 	# perftest-ext/breakdown: the aarch64 timer check
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	"$@"

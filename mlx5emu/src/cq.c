@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mlx5emu.h"
 
@@ -85,6 +86,12 @@ int emu_cmd_create_cq(struct emu_context *ctx, struct emu_cmd *c)
 		return -EOPNOTSUPP; /* no cqe_comp_caps advertised */
 	if (ucmd.flags & ~(MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
 		return -EOPNOTSUPP;
+	/* the umem and doorbell pinning of mlx5_ib: the NIC writes both */
+	if (emu_access_ok(ucmd.buf_addr, (uint64_t)ncqe * ucmd.cqe_size,
+			  PROT_READ | PROT_WRITE) ||
+	    emu_access_ok(ucmd.db_addr, 2 * sizeof(uint32_t),
+			  PROT_READ | PROT_WRITE))
+		return -EFAULT;
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
@@ -174,6 +181,9 @@ int emu_cmd_resize_cq(struct emu_context *ctx, struct emu_cmd *c)
 			return -EINVAL;
 		if (ucmd.cqe_size != 64 && ucmd.cqe_size != 128)
 			return -EINVAL;
+		if (emu_access_ok(ucmd.buf_addr, (uint64_t)ncqe * ucmd.cqe_size,
+				  PROT_READ | PROT_WRITE))
+			return -EFAULT;
 		ret = nic_resize_cq(cq, ucmd.buf_addr, ncqe, ucmd.cqe_size);
 		if (ret)
 			return ret;

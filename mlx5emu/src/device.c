@@ -102,6 +102,7 @@ static void parse_env(void)
 	emu_cfg.nic_spin = env_option(EMU_OPTION_NIC, NULL) == EMU_NIC_SPIN;
 	emu_cfg.nic_idle_us = env_option(EMU_OPTION_NIC_IDLE_US, NULL);
 	emu_cfg.nic_budget = env_option(EMU_OPTION_NIC_BUDGET, NULL);
+	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
 }
 
 static void init_once(void)
@@ -125,6 +126,7 @@ static void init_once(void)
 		emu_list_init(&dev->contexts);
 		dev->uar_hint = EMU_FIRST_UAR_ID;
 		dev->qps.cyclic = true;
+		dev->qps.limit = emu_cfg.max_qp;
 		dev->mkey_variant = 0x5a;
 	}
 }
@@ -192,7 +194,10 @@ void emu_fill_query_device(struct emu_device *dev,
 	r->page_size_cap = ~(uint64_t)(EMU_ADAPTER_PAGE - 1);
 	r->vendor_id = EMU_VENDOR_ID;
 	r->vendor_part_id = m->pci_device;
-	r->max_qp = 1U << m->log_max_qp;
+	/* what one process can have: its QPN slot (emu_param.h) */
+	r->max_qp = (1U << m->log_max_qp) < emu_cfg.max_qp ?
+			    1U << m->log_max_qp :
+			    emu_cfg.max_qp;
 	r->max_qp_wr = 1U << m->log_max_qp_sz;
 	r->device_cap_flags = EMU_DEV_BAD_PKEY_CNTR | EMU_DEV_BAD_QKEY_CNTR |
 			      EMU_DEV_CHANGE_PHY_PORT | EMU_DEV_SYS_IMAGE_GUID |

@@ -217,6 +217,10 @@ int emu_uar_bind_cq(struct emu_context *ctx, struct emu_cq *cq, bool has_idx,
 		    uint32_t page_id);
 void emu_uar_unbind_cq(struct emu_context *ctx, struct emu_cq *cq);
 
+/* uaccess.c: user pointers (0 or -EFAULT); prot is PROT_READ/WRITE */
+int emu_access_ok(uint64_t addr, uint64_t len, int prot);
+int emu_copy_from_user(void *dst, const void *src, size_t len);
+
 /* uar_map.c: the application's mappings of UAR pages */
 void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		   int flags, off_t off);

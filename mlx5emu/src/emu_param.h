@@ -20,6 +20,14 @@
 #define EMU_MAX_BFREGS 512
 #define EMU_FIRST_UAR_ID 0x10 /* low HW UARs belong to the driver */
 #define EMU_FIRST_QPN 0x100
+#define EMU_SEND_WQE_BB 64 /* MLX5_SEND_WQE_BB */
+/*
+ * QPNs are (fabric slot + 1) << 16 | n: a process (per device) has the
+ * QPNs from EMU_FIRST_QPN up to its slot's end, and that is the max_qp
+ * the device reports.
+ */
+#define EMU_QPN_SLOT_SIZE 0x10000
+#define EMU_MAX_QP (EMU_QPN_SLOT_SIZE - EMU_FIRST_QPN)
 #define EMU_INVALID_BFREG (-1)
 #define EMU_NUM_COMP_VECTORS 4
 #define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
@@ -58,6 +66,7 @@ struct emu_config {
 	bool nic_spin; /* the NIC thread never sleeps */
 	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
 	unsigned int nic_budget; /* WQEs per QP per pass */
+	unsigned int max_qp; /* QPs per process and device, <= EMU_MAX_QP */
 };
 
 extern struct emu_config emu_cfg;

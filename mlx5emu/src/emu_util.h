@@ -71,6 +71,7 @@ struct emu_table {
 	uint32_t nslots;
 	uint32_t hint;
 	uint32_t used;
+	uint32_t limit; /* ids below this, 0: no limit */
 	bool cyclic;
 };
 

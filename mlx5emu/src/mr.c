@@ -18,24 +18,16 @@
 	 IB_UVERBS_ACCESS_REMOTE_READ | IB_UVERBS_ACCESS_REMOTE_ATOMIC |       \
 	 IB_UVERBS_ACCESS_RELAXED_ORDERING)
 
-/* ib_umem_get() pins; here the range only has to be mapped */
-static int check_mapped(uint64_t start, uint64_t length)
+/* ib_umem_get() pins, for writing when the MR may be written */
+static int check_mapped(uint64_t start, uint64_t length, uint32_t access)
 {
-	size_t ps = sysconf(_SC_PAGESIZE);
-	uintptr_t a = start & ~(uint64_t)(ps - 1);
-	uintptr_t end = start + length;
-	unsigned char vec[4096];
+	int prot = PROT_READ;
 
-	while (a < end) {
-		size_t n = (end - a + ps - 1) / ps;
-
-		if (n > sizeof(vec))
-			n = sizeof(vec);
-		if (mincore((void *)a, n * ps, vec))
-			return -EFAULT;
-		a += n * ps;
-	}
-	return 0;
+	if (access &
+	    (IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
+	     IB_UVERBS_ACCESS_REMOTE_ATOMIC))
+		prot |= PROT_WRITE;
+	return emu_access_ok(start, length, prot);
 }
 
 /* ib_check_mr_access(), then what this device lacks (ODP, zero-based, MW) */
@@ -70,7 +62,7 @@ int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	pd = emu_uobj_get(ctx, req->pd_handle, EMU_OBJ_PD);
 	if (!pd)
 		return -EINVAL;
-	ret = check_mapped(req->start, req->length);
+	ret = check_mapped(req->start, req->length, access);
 	if (ret)
 		return ret;
 
@@ -145,7 +137,9 @@ int emu_cmd_rereg_mr(struct emu_context *ctx, struct emu_cmd *c)
 		if (!req->start || !req->hca_va || !req->length ||
 		    (req->start & 0xfff) != (req->hca_va & 0xfff))
 			return -EINVAL;
-		ret = check_mapped(req->start, req->length);
+		ret = check_mapped(req->start, req->length,
+				   flags & REREG_ACCESS ? req->access_flags :
+							  mr->access);
 		if (ret)
 			return ret;
 	}

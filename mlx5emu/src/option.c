@@ -109,6 +109,12 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.help = "WQEs per QP per pass; 1 steps every QP\n"
 			"one WQE at a time, round robin",
 	},
+	[EMU_OPTION_MAX_QP] = {
+		.var = "MLX5EMU_MAX_QP", .arg = "N", UINT_RANGE(1, EMU_MAX_QP),
+		.def = "65280",
+		.help = "QPs one process may hold per device (max_qp);\n"
+			"at most its QPN slot, 65280",
+	},
 };
 
 const struct emu_option *emu_option_find(const char *name)

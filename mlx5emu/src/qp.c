@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -341,6 +342,22 @@ static int qp_chk_udata(struct emu_context *ctx, const struct emu_cmd *c,
 	return 0;
 }
 
+/*
+ * The umem and doorbell pinning of mlx5_ib: the rings the sizes describe
+ * (the RQ, unless an SRQ serves it, then the SQ) and the doorbell record
+ * must be there now, since the NIC reads them from here on.
+ */
+static int qp_chk_rings(const struct emu_qp *qp)
+{
+	uint64_t len = ((uint64_t)qp->rq_wqe_cnt << qp->rq_wqe_shift) +
+		       (uint64_t)qp->sq_wqe_cnt * EMU_SEND_WQE_BB;
+
+	if (emu_access_ok(qp->buf_addr, len, PROT_READ) ||
+	    emu_access_ok(qp->db_addr, 2 * sizeof(uint32_t), PROT_READ))
+		return -EFAULT;
+	return 0;
+}
+
 /* rxe_qp_from_init(): the objects it names and its rings */
 static int qp_from_init(struct emu_context *ctx, struct emu_qp *qp,
 			const struct ib_uverbs_ex_create_qp *r,
@@ -453,6 +470,8 @@ int emu_cmd_create_qp(struct emu_context *ctx, struct emu_cmd *c)
 	if (!qp)
 		return -ENOMEM;
 	ret = qp_from_init(ctx, qp, &r, &ucmd);
+	if (!ret)
+		ret = qp_chk_rings(qp);
 	if (ret)
 		goto err_free;
 	ret = emu_uar_bind_qp(ctx, qp);

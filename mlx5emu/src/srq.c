@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mlx5emu.h"
 
@@ -74,6 +75,13 @@ int emu_cmd_create_srq(struct emu_context *ctx, struct emu_cmd *c)
 	srq->nwqe = emu_roundup_pow2(req->max_wr + 1);
 	srq->buf_addr = ucmd.buf_addr;
 	srq->db_addr = ucmd.db_addr;
+	/* pinned: the NIC reads the ring and the doorbell record */
+	if (emu_access_ok(srq->buf_addr, (uint64_t)srq->nwqe << srq->wqe_shift,
+			  PROT_READ) ||
+	    emu_access_ok(srq->db_addr, sizeof(uint32_t), PROT_READ)) {
+		ret = -EFAULT;
+		goto err_free;
+	}
 	srq->uobj.user_handle = req->user_handle;
 
 	pthread_mutex_lock(&dev->lock);

@@ -29,17 +29,25 @@ static int grow(struct emu_table *t, uint32_t need)
 
 int emu_table_alloc(struct emu_table *t, void *p, uint32_t *id)
 {
+	uint32_t end = t->limit && t->limit < t->nslots ? t->limit : t->nslots;
 	uint32_t i;
 
-	for (i = t->hint; i < t->nslots; i++)
+	for (i = t->hint; i < end; i++)
 		if (!t->slot[i])
 			goto found;
 	/* round again from 0 before the table grows */
 	if (t->cyclic)
-		for (i = 0; i < t->hint && i < t->nslots; i++)
+		for (i = 0; i < t->hint && i < end; i++)
 			if (!t->slot[i])
 				goto found;
 	i = t->hint > t->nslots ? t->hint : t->nslots;
+	if (t->limit && i >= t->limit) {
+		/* the cyclic hint may have run past the free ids */
+		for (i = 0; i < end; i++)
+			if (!t->slot[i])
+				goto found;
+		return -ENOMEM;
+	}
 	if (grow(t, i))
 		return -ENOMEM;
 found:
@@ -91,8 +99,10 @@ void *emu_table_remove(struct emu_table *t, uint32_t id)
 void emu_table_destroy(struct emu_table *t)
 {
 	bool cyclic = t->cyclic;
+	uint32_t limit = t->limit;
 
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
 	t->cyclic = cyclic;
+	t->limit = limit;
 }

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -28,6 +29,7 @@ struct attr_spec {
 	uint16_t min_len; /* for PTR_OUT */
 	bool out_ptr;
 	bool optional;
+	bool in_ptr; /* PTR_IN: a pointer when longer than 8 bytes */
 };
 
 /* attrs[] indexed like specs[]; NULL when absent */
@@ -54,6 +56,13 @@ static int parse_attrs(struct ib_uverbs_ioctl_hdr *hdr,
 			return -EINVAL;
 		if (specs[j].out_ptr && (a->len < specs[j].min_len || !a->data))
 			return -EINVAL;
+		/* pointers are checked before anything is done or kept */
+		if (specs[j].out_ptr &&
+		    emu_access_ok(a->data, a->len, PROT_WRITE))
+			return -EFAULT;
+		if (specs[j].in_ptr && a->len > sizeof(a->data) &&
+		    emu_access_ok(a->data, a->len, PROT_READ))
+			return -EFAULT;
 		found[j] = a;
 	}
 	for (j = 0; j < nspecs; j++)
@@ -73,11 +82,11 @@ static int invoke_write(struct emu_context *ctx,
 			struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ UVERBS_ATTR_WRITE_CMD, 0, false, false },
-		{ UVERBS_ATTR_CORE_IN, 0, false, true },
-		{ UVERBS_ATTR_CORE_OUT, 0, true, true },
-		{ UVERBS_ATTR_UHW_IN, 0, false, true },
-		{ UVERBS_ATTR_UHW_OUT, 0, true, true },
+		{ UVERBS_ATTR_WRITE_CMD, 0, false, false, false },
+		{ UVERBS_ATTR_CORE_IN, 0, false, true, true },
+		{ UVERBS_ATTR_CORE_OUT, 0, true, true, false },
+		{ UVERBS_ATTR_UHW_IN, 0, false, true, true },
+		{ UVERBS_ATTR_UHW_OUT, 0, true, true, false },
 	};
 	struct ib_uverbs_attr *a[5];
 	int ret;
@@ -112,11 +121,13 @@ static int uar_obj_alloc(struct emu_context *ctx,
 			 struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, false, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 0, false, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, true, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, true, false },
-		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, true, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, false, false, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 0, false, false, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, true, false,
+		  false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, true, false,
+		  false },
+		{ MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, true, false, false },
 	};
 	struct ib_uverbs_attr *a[5];
 	struct emu_uar_page *pg;
@@ -146,7 +157,7 @@ static int uar_obj_destroy(struct emu_context *ctx,
 			   struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, false, false },
+		{ MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, false, false, false },
 	};
 	struct ib_uverbs_attr *a[1];
 	struct emu_uar_page *pg;
@@ -166,8 +177,9 @@ static int query_port_speed(struct emu_context *ctx,
 			    struct ib_uverbs_ioctl_hdr *hdr)
 {
 	static const struct attr_spec specs[] = {
-		{ UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, 0, false, false },
-		{ UVERBS_ATTR_QUERY_PORT_SPEED_RESP, 8, true, false },
+		{ UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, 0, false, false,
+		  false },
+		{ UVERBS_ATTR_QUERY_PORT_SPEED_RESP, 8, true, false, false },
 	};
 	struct ib_uverbs_attr *a[2];
 	uint64_t speed;
@@ -186,18 +198,26 @@ static int query_port_speed(struct emu_context *ctx,
 int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 {
 	struct ib_uverbs_ioctl_hdr *hdr = arg;
+	bool hdr_ok;
 	int ret;
 
 	if (req != RDMA_VERBS_IOCTL) {
 		errno = ENOTTY;
 		return -1;
 	}
+	hdr_ok = !emu_access_ok((uintptr_t)hdr, sizeof(*hdr), PROT_READ);
 	if (emu_cfg.uar_mode == EMU_UAR_STATIC &&
 	    emu_cfg.transport == EMU_TRANSPORT_WRITE)
 		ret = -ENOTTY; /* profile W: a kernel without ioctl verbs */
+	else if (!hdr_ok)
+		ret = -EFAULT;
 	else if (hdr->length !=
 		 sizeof(*hdr) + hdr->num_attrs * sizeof(hdr->attrs[0]))
 		ret = -EINVAL;
+	/* the attributes are read, and written back (outputs, flags) */
+	else if (emu_access_ok((uintptr_t)hdr, hdr->length,
+			       PROT_READ | PROT_WRITE))
+		ret = -EFAULT;
 	else if (hdr->reserved1 || hdr->reserved2)
 		ret = -EPROTONOSUPPORT;
 	else if (hdr->driver_id != RDMA_DRIVER_MLX5)
@@ -233,9 +253,13 @@ int emu_uverbs_ioctl(struct emu_context *ctx, unsigned long req, void *arg)
 			ret = -EPROTONOSUPPORT;
 		pthread_mutex_unlock(&ctx->lock);
 	}
-	emu_trace("ctx%u ioctl object=0x%x method=0x%x attrs=%u -> %s", ctx->id,
-		  hdr->object_id, hdr->method_id, hdr->num_attrs,
-		  ret ? strerrorname_np(-ret) : "ok");
+	if (hdr_ok)
+		emu_trace("ctx%u ioctl object=0x%x method=0x%x attrs=%u -> %s",
+			  ctx->id, hdr->object_id, hdr->method_id,
+			  hdr->num_attrs, ret ? strerrorname_np(-ret) : "ok");
+	else
+		emu_trace("ctx%u ioctl %p -> %s", ctx->id, arg,
+			  strerrorname_np(-ret));
 	if (ret) {
 		errno = -ret;
 		return -1;

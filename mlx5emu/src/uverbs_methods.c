@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -74,7 +75,7 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 {
 	if (!a)
 		return 0;
-	if (!a->data)
+	if (!a->data || emu_access_ok(a->data, a->len, PROT_WRITE))
 		return -EFAULT;
 	memcpy((void *)(uintptr_t)a->data, val, len < a->len ? len : a->len);
 	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
@@ -99,6 +100,12 @@ static int run_cmd(struct emu_context *ctx, const struct attrs *at,
 	};
 	int ret;
 
+	/* the driver's buffers are checked before anything is created */
+	if ((at->uhw_in && at->uhw_in->len > sizeof(at->uhw_in->data) &&
+	     emu_access_ok(at->uhw_in->data, at->uhw_in->len, PROT_READ)) ||
+	    (at->uhw_out &&
+	     emu_access_ok(at->uhw_out->data, at->uhw_out->len, PROT_WRITE)))
+		return -EFAULT;
 	if (at->uhw_in) {
 		c.drv_req = in_ptr(at->uhw_in);
 		c.drv_req_len = at->uhw_in->len;
@@ -333,7 +340,9 @@ static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	    !at.a[UVERBS_ATTR_CREATE_QP_RESP_QP_NUM] ||
 	    at.a[UVERBS_ATTR_CREATE_QP_CAP]->len != sizeof(cap))
 		return -EINVAL;
-	memcpy(&cap, in_ptr(at.a[UVERBS_ATTR_CREATE_QP_CAP]), sizeof(cap));
+	if (emu_copy_from_user(&cap, in_ptr(at.a[UVERBS_ATTR_CREATE_QP_CAP]),
+			       sizeof(cap)))
+		return -EFAULT;
 	if (at.a[UVERBS_ATTR_CREATE_QP_FLAGS])
 		flags = in_val(at.a[UVERBS_ATTR_CREATE_QP_FLAGS]);
 	req.user_handle = in_val(at.a[UVERBS_ATTR_CREATE_QP_USER_HANDLE]);

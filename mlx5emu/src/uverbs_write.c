@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mlx5emu.h"
 
@@ -128,6 +129,8 @@ static int decode_plain(const struct emu_write_method *m, const uint8_t *buf,
 
 	if (in_len != count)
 		return -EINVAL;
+	if (emu_access_ok((uintptr_t)buf, count, PROT_READ))
+		return -EFAULT;
 	in_len -= sizeof(*hdr);
 	buf += sizeof(*hdr);
 	if (in_len < m->req_size || out_len < m->resp_size)
@@ -140,7 +143,8 @@ static int decode_plain(const struct emu_write_method *m, const uint8_t *buf,
 	if (m->has_resp) {
 		uint8_t *resp = (uint8_t *)(uintptr_t)req->words[0];
 
-		if (!resp && out_len)
+		if ((!resp && out_len) ||
+		    emu_access_ok((uintptr_t)resp, out_len, PROT_WRITE))
 			return -EFAULT;
 		c->resp = resp;
 		c->resp_len = m->resp_size;
@@ -160,13 +164,22 @@ static int decode_ex(const struct emu_write_method *m, const uint8_t *buf,
 	size_t out_len = (size_t)hdr->out_words * 8;
 	size_t i;
 
-	if (count < sizeof(*hdr) + sizeof(*ex) ||
-	    count - sizeof(*hdr) - sizeof(*ex) !=
-		    in_len + (size_t)ex->provider_in_words * 8)
+	if (count < sizeof(*hdr) + sizeof(*ex))
 		return -EINVAL;
+	if (emu_access_ok((uintptr_t)ex, sizeof(*ex), PROT_READ))
+		return -EFAULT;
+	if (count - sizeof(*hdr) - sizeof(*ex) !=
+	    in_len + (size_t)ex->provider_in_words * 8)
+		return -EINVAL;
+	if (emu_access_ok((uintptr_t)buf, count, PROT_READ))
+		return -EFAULT;
 	if (ex->cmd_hdr_reserved)
 		return -EINVAL;
 	if (!ex->response && (hdr->out_words || ex->provider_out_words))
+		return -EFAULT;
+	if (emu_access_ok(ex->response,
+			  out_len + (size_t)ex->provider_out_words * 8,
+			  PROT_WRITE))
 		return -EFAULT;
 	buf += sizeof(*hdr) + sizeof(*ex);
 	memset(req, 0, sizeof(*req));
@@ -218,6 +231,12 @@ int emu_uverbs_invoke_write(struct emu_context *ctx, uint32_t command,
 		return -EINVAL;
 	if (m->has_resp && !ex && out_len < m->resp_size)
 		return -ENOSPC;
+	if (emu_access_ok((uintptr_t)in, in_len, PROT_READ) ||
+	    emu_access_ok((uintptr_t)uhw_in, uhw_in_len, PROT_READ) ||
+	    emu_access_ok((uintptr_t)out, out_len, PROT_WRITE) ||
+	    (uhw_out &&
+	     emu_access_ok((uintptr_t)uhw_out, uhw_out_len, PROT_WRITE)))
+		return -EFAULT;
 	memset(&req, 0, sizeof(req));
 	memcpy(&req, in, in_len);
 	c.ex = ex;
@@ -254,6 +273,10 @@ ssize_t emu_uverbs_write(struct emu_context *ctx, const void *buf, size_t count)
 
 	if (count < sizeof(*hdr)) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (emu_access_ok((uintptr_t)buf, sizeof(*hdr), PROT_READ)) {
+		errno = EFAULT;
 		return -1;
 	}
 	ex = hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED;

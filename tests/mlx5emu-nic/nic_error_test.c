@@ -179,6 +179,86 @@ static void test_reset_and_states(void **state)
 	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
 }
 
+/* resize SQ 0 to nbb basic blocks and CQ 0 to ncqe entries */
+static void grow_rings(struct env *e, uint32_t nbb, uint32_t ncqe)
+{
+	struct nic_cq *cq = &e->cq[0];
+	uint32_t i;
+
+	free(e->qp[0].sq);
+	e->qp[0].sq_bbs = nbb;
+	e->qp[0].sq = aligned_alloc(64, nbb * 64);
+	memset(e->qp[0].sq, 0xee, nbb * 64);
+	free(cq->buf);
+	cq->ncqe = ncqe;
+	cq->buf = aligned_alloc(64, ncqe * 64);
+	memset(cq->buf, 0, ncqe * 64);
+	for (i = 0; i < ncqe; i++)
+		cq->buf[i * 64 + 63] = 0xf0;
+	nic_cq_init(cq);
+}
+
+/*
+ * A full window (NIC_WINDOW signaled WQEs waiting for a remote answer)
+ * and a malformed WQE behind them in the same doorbell: the error waits
+ * for room like any WQE, so every WQE in flight completes once, in
+ * order, and the error comes last.
+ */
+static void test_error_behind_full_window(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
+	uint64_t v = 7;
+	struct post w = inline_write(dst, &v);
+	struct mlx5_cqe64 *cqe;
+	unsigned int i;
+
+	grow_rings(e, 2 * NIC_WINDOW, 2 * NIC_WINDOW);
+	e->dev.ops = &t_ops_remote;
+	memset(&remote_peer, 0, sizeof(remote_peer));
+	remote_peer.on = true;
+	for (i = 0; i < NIC_WINDOW; i++)
+		sq_post(e, 0, &w);
+	w.opcode = 0x77; /* no such opcode */
+	sq_post(e, 0, &w);
+	sq_ring(e, 0);
+	nic_sq_process(&e->qp[0], 2 * NIC_WINDOW);
+	assert_int_equal(remote_peer.n, NIC_WINDOW);
+	for (i = 0; i < NIC_WINDOW; i++)
+		nic_req_answer(&e->qp[0], remote_peer.epoch[i],
+			       remote_peer.psn[i], NIC_ACK, NULL, 0);
+	for (i = 0; i < 4; i++)
+		nic_sq_process(&e->qp[0], 2 * NIC_WINDOW);
+	for (i = 0; i < NIC_WINDOW; i++) {
+		cqe = poll_cqe(e, 0);
+		assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
+		assert_int_equal(be16toh(cqe->wqe_counter), i);
+	}
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+		   NIC_WINDOW);
+	assert_null(cq_poll(e, 0));
+	remote_peer.on = false;
+}
+
+/*
+ * A QP created without a send queue (max_send_wr 0): a doorbell record
+ * moved by hand is ignored, as hardware ignores it, in RTS and in ERR.
+ */
+static void test_no_send_queue(void **state)
+{
+	struct env *e = *state;
+
+	free(e->qp[0].sq);
+	e->qp[0].sq = NULL;
+	e->qp[0].sq_bbs = 0;
+	e->dbrec[0][1] = htobe32(5);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_null(cq_poll(e, 0));
+	nic_qp_error(&e->qp[0]);
+	assert_int_equal(nic_sq_process(&e->qp[0], 64), 0);
+	assert_null(cq_poll(e, 0));
+}
+
 int nic_errors_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +270,10 @@ int nic_errors_tests(void)
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_and_states,
 						env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_error_behind_full_window,
+						env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_no_send_queue, env_setup,
+						env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("errors", tests, NULL, NULL);

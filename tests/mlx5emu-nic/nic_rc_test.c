@@ -121,6 +121,65 @@ static void test_inline_wraps(void **state)
 	assert_non_null(cq_poll(e, 0));
 }
 
+/*
+ * UCX's am_zcopy: an inline header, then pointer segments, in one WQE
+ * that wraps around the end of the SQ. The NIC executes the segments in
+ * order, as hardware does: the receiver sees header and data.
+ */
+static void test_inline_then_pointers(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 256, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 256, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_mr *dst = add_mr(e, 256, NIC_ACCESS_REMOTE_WRITE, 1);
+	struct nic_sge s[2] = { { src->iova, 40, src->lkey },
+				{ src->iova + 100, 25, src->lkey } };
+	struct nic_sge r = { rbuf->iova, 256, rbuf->lkey };
+	const char hdr[] = "header-of-21-bytes!!"; /* 21 with the NUL */
+	uint8_t want[256];
+	struct mlx5_cqe64 *cqe;
+	unsigned int i;
+
+	for (i = 0; i < 256; i++)
+		src->va[i] = i ^ 0x5a;
+	memcpy(want, hdr, sizeof(hdr));
+	memcpy(want + sizeof(hdr), src->va, 40);
+	memcpy(want + sizeof(hdr) + 40, src->va + 100, 25);
+
+	e->sq_pi[0] = e->qp[0].sq_ci = e->qp[0].sq_sent = 7; /* last BB */
+	struct post p = send_of(s);
+	p.nsge = 2;
+	p.inl = hdr;
+	p.inl_len = sizeof(hdr);
+	post_recv(e, 1, &r, 1);
+	assert_int_equal(post_run(e, &p), 1);
+	cqe = poll_cqe(e, 0);
+	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
+	cqe = poll_cqe(e, 1);
+	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	assert_int_equal(be32toh(cqe->byte_cnt), sizeof(hdr) + 65);
+	assert_memory_equal(rbuf->va, want, sizeof(hdr) + 65);
+
+	/* the same as an RDMA WRITE */
+	p.opcode = MLX5_OPCODE_RDMA_WRITE;
+	p.raddr = dst->iova + 3;
+	p.rkey = dst->rkey;
+	assert_int_equal(post_run(e, &p), 1);
+	assert_non_null(cq_poll(e, 0));
+	assert_memory_equal(dst->va + 3, want, sizeof(hdr) + 65);
+	assert_int_equal(dst->va[3 + sizeof(hdr) + 65], 0);
+
+	/* a pointer segment that fails its lkey check fails the WQE */
+	s[1].lkey ^= 0x3;
+	p.opcode = MLX5_OPCODE_SEND;
+	p.raddr = 0;
+	p.rkey = 0;
+	post_recv(e, 1, &r, 1);
+	post_run(e, &p);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+		   (uint16_t)(e->sq_pi[0] - 2));
+}
+
 static void test_send_recv_rnr(void **state)
 {
 	struct env *e = *state;
@@ -339,6 +398,8 @@ static void test_rnr_retry_exceeded(void **state)
 int nic_rc_tests(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_inline_then_pointers,
+						env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_inline_write, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_coalescing_and_wrap,

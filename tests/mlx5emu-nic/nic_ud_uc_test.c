@@ -39,6 +39,40 @@ static void test_ud_delivery(void **state)
 	}
 }
 
+/*
+ * ud_mlx5's zero-copy fragments: datagram segment (48 bytes), an inline
+ * header, then a pointer to the payload; the receiver gets both.
+ */
+static void test_ud_inline_then_pointer(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *src = add_mr(e, 2048, 0, 1);
+	struct nic_mr *rbuf = add_mr(e, 4096, NIC_ACCESS_LOCAL_WRITE, 1);
+	struct nic_sge s = { src->iova, 2000, src->lkey };
+	struct nic_sge r = { rbuf->iova, 4096, rbuf->lkey };
+	struct post p = ud_send(&s, 0x101, 7, 0x5555, true);
+	const char hdr[12] = "neth+am-hdr";
+	struct mlx5_cqe64 *cqe;
+	unsigned int i;
+
+	make_ud(e, 0x5555);
+	for (i = 0; i < 2000; i++)
+		src->va[i] = i * 7;
+	p.inl = hdr;
+	p.inl_len = sizeof(hdr);
+	post_recv(e, 1, &r, 1);
+	assert_int_equal(post_run(e, &p), 1);
+	cqe = poll_cqe(e, 1);
+	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	assert_int_equal(be32toh(cqe->byte_cnt),
+			 NIC_GRH_LEN + sizeof(hdr) + 2000);
+	assert_memory_equal(rbuf->va + NIC_GRH_LEN, hdr, sizeof(hdr));
+	assert_memory_equal(rbuf->va + NIC_GRH_LEN + sizeof(hdr), src->va,
+			    2000);
+	cqe = poll_cqe(e, 0);
+	assert_int_equal(cqe->op_own >> 4, MLX5_CQE_REQ);
+}
+
 /* what UD cannot deliver is dropped; the sender still completes */
 static void test_ud_drops(void **state)
 {
@@ -126,6 +160,8 @@ int nic_ud_uc_tests(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ud_delivery, env_setup,
 						env_teardown),
+		cmocka_unit_test_setup_teardown(test_ud_inline_then_pointer,
+						env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_ud_drops, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_uc, env_setup,

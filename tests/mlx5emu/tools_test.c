@@ -87,7 +87,7 @@ static void ibv_devinfo_verbose(void **state)
 		"hca_id:\tmlx5_0",
 		"transport:\t\t\tInfiniBand (0)",
 		"vendor_id:\t\t\t0x02c9",
-		"max_qp:\t\t\t\t262144",
+		"max_qp:\t\t\t\t65280", /* the QPN slot of a process */
 		"atomic_cap:\t\t\tATOMIC_HCA (1)",
 		"state:\t\t\tPORT_ACTIVE (4)",
 		"active_mtu:\t\t4096 (5)",

@@ -30,8 +30,9 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "emu_test.h"
+#include "raw_cmd.h"
 
-#define CDEV "/dev/infiniband/uverbs0"
+#define CDEV RAW_CDEV
 
 static void is_uverbs0(const struct stat *st)
 {
@@ -125,58 +126,11 @@ static void netlink(void **state)
 	close(fd);
 }
 
-struct get_context_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_get_context core;
-	struct mlx5_ib_alloc_ucontext_req_v2 drv;
-};
-
-struct get_context_resp {
-	struct ib_uverbs_get_context_resp core;
-	struct mlx5_ib_alloc_ucontext_resp drv;
-};
-
-static int get_context(int fd, struct get_context_resp *resp)
-{
-	struct get_context_cmd cmd = {
-		.hdr = { .command = IB_USER_VERBS_CMD_GET_CONTEXT,
-			 .in_words = sizeof(cmd) / 4,
-			 .out_words = sizeof(*resp) / 4 },
-		.core = { .response = (uintptr_t)resp },
-		.drv = { .total_num_bfregs = 16,
-			 .num_low_latency_bfregs = 4,
-			 .max_cqe_version = 1,
-			 .lib_caps =
-				 MLX5_LIB_CAP_4K_UAR | MLX5_LIB_CAP_DYN_UAR },
-	};
-
-	memset(resp, 0, sizeof(*resp));
-	return write(fd, &cmd, sizeof(cmd)) == sizeof(cmd) ? 0 : errno;
-}
-
-struct alloc_pd_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_alloc_pd core;
-};
-
-/* a legacy ALLOC_PD command answering into resp[2] */
-static struct alloc_pd_cmd alloc_pd_cmd(uint32_t *resp)
-{
-	struct alloc_pd_cmd pd = {
-		.hdr = { .command = IB_USER_VERBS_CMD_ALLOC_PD,
-			 .in_words = sizeof(pd) / 4,
-			 .out_words = 2 },
-		.core = { .response = (uintptr_t)resp },
-	};
-
-	return pd;
-}
-
 static void write_rules(void **state)
 {
 	struct get_context_resp resp;
 	uint32_t pd_resp[2];
-	struct alloc_pd_cmd pd = alloc_pd_cmd(pd_resp);
+	struct alloc_pd_cmd pd = raw_alloc_pd_cmd(pd_resp);
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		uint64_t pad;
@@ -184,18 +138,8 @@ static void write_rules(void **state)
 		.hdr = { .command = IB_USER_VERBS_CMD_CREATE_XSRQ,
 			 .in_words = sizeof(unknown) / 4 },
 	};
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_ex_cmd_hdr ex;
-		struct ib_uverbs_ex_query_device core;
-	} exq = {
-		.hdr = { .command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-				    IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
-			 .in_words = 1,
-			 .out_words = 38 },
-		.ex = { .cmd_hdr_reserved = 1 },
-	};
 	struct ib_uverbs_ex_query_device_resp qresp;
+	struct ex_query_device_cmd exq = raw_ex_query_device_cmd(&qresp);
 	char buf[8];
 	int fd;
 
@@ -205,7 +149,7 @@ static void write_rules(void **state)
 	/* nothing but GET_CONTEXT before GET_CONTEXT */
 	assert_int_equal(write(fd, &pd, sizeof(pd)), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(get_context(fd, &resp), 0);
+	assert_int_equal(raw_get_context(fd, &resp), 0);
 	assert_true(resp.core.async_fd > 2);
 	assert_true(resp.core.num_comp_vectors >= 1);
 	assert_int_equal(resp.drv.bf_reg_size, 512);
@@ -216,7 +160,7 @@ static void write_rules(void **state)
 	else
 		assert_int_equal(resp.drv.tot_bfregs, 0);
 	/* one ucontext per file */
-	assert_int_equal(get_context(fd, &resp), EINVAL);
+	assert_int_equal(raw_get_context(fd, &resp), EINVAL);
 
 	/* in_words must match the byte count */
 	assert_int_equal(write(fd, &pd, sizeof(pd) - 4), -1);
@@ -226,7 +170,7 @@ static void write_rules(void **state)
 	assert_int_equal(write(fd, &unknown, sizeof(unknown)), -1);
 	assert_int_equal(errno, EOPNOTSUPP);
 	/* extended header reserved field */
-	exq.ex.response = (uintptr_t)&qresp;
+	exq.ex.cmd_hdr_reserved = 1;
 	assert_int_equal(write(fd, &exq, sizeof(exq)), -1);
 	assert_int_equal(errno, EINVAL);
 	exq.ex.cmd_hdr_reserved = 0;
@@ -304,14 +248,14 @@ static void fork_child(void **state)
 {
 	struct get_context_resp resp;
 	uint32_t pd_resp[2];
-	struct alloc_pd_cmd pd = alloc_pd_cmd(pd_resp);
+	struct alloc_pd_cmd pd = raw_alloc_pd_cmd(pd_resp);
 	int fd, status;
 	pid_t child;
 
 	(void)state;
 	fd = open(CDEV, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(get_context(fd, &resp), 0);
+	assert_int_equal(raw_get_context(fd, &resp), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (!child) {

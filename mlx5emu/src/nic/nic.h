@@ -289,9 +289,14 @@ struct nic_wqe {
 	uint32_t ud_qkey, ud_dqpn; /* UD: the datagram segment */
 	uint16_t ud_dlid;
 	uint32_t len; /* payload bytes */
-	bool inl;
+	/*
+	 * The segments in WQE order. Bit i of inl_mask set: sge[i] is
+	 * inline, its bytes at inl_data + sge[i].addr.
+	 */
 	uint32_t nsge;
 	struct nic_sge sge[NIC_MAX_SGE];
+	uint64_t inl_mask;
+	uint32_t inl_len;
 	uint8_t inl_data[NIC_MAX_INLINE];
 };
 
@@ -430,6 +435,21 @@ int nic_cq_resize(struct nic_cq *cq, uint8_t *buf, uint32_t ncqe,
 static inline uint32_t nic_be32_load(const uint32_t *p)
 {
 	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * The doorbell records, as the rings they belong to see them: a QP
+ * created without a send (receive) queue ignores its SND_DBR (RCV_DBR),
+ * as hardware does, however the application moves it.
+ */
+static inline uint16_t nic_sq_doorbell(const struct nic_qp *qp)
+{
+	return qp->sq_bbs ? nic_be32_load(&qp->dbrec[1]) & 0xffff : qp->sq_ci;
+}
+
+static inline uint16_t nic_rq_doorbell(const struct nic_qp *qp)
+{
+	return qp->rq_cnt ? nic_be32_load(&qp->dbrec[0]) & 0xffff : qp->rq_ci;
 }
 
 #endif

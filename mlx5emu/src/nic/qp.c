@@ -34,7 +34,7 @@ unsigned int nic_qp_flush(struct nic_qp *qp)
 	qp->fl_bytes = 0;
 	qp->epoch++;
 
-	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
+	pi = nic_sq_doorbell(qp);
 	while (qp->sq_ci != pi) {
 		struct nic_wqe w;
 		int err = nic_wqe_parse(qp, qp->sq_ci, &w);
@@ -48,7 +48,7 @@ unsigned int nic_qp_flush(struct nic_qp *qp)
 		done++;
 	}
 	if (qp->rq && qp->rcq) {
-		pi = nic_be32_load(&qp->dbrec[0]) & 0xffff;
+		pi = nic_rq_doorbell(qp);
 		while (qp->rq_ci != pi) {
 			struct nic_cqe_info ci = {
 				.opcode = MLX5_CQE_RESP_ERR,

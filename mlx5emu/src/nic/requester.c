@@ -67,6 +67,11 @@ static int req_map(struct nic_qp *qp, const struct nic_wqe *w,
 	int err;
 
 	for (i = 0; i < w->nsge; i++) {
+		if (w->inl_mask & (1ull << i)) {
+			iov[i].base = (uint8_t *)w->inl_data + w->sge[i].addr;
+			iov[i].len = w->sge[i].len;
+			continue;
+		}
 		err = nic_mr_local(qp, w->sge[i].lkey, w->sge[i].addr,
 				   w->sge[i].len, access, &iov[i].base);
 		if (err)
@@ -85,7 +90,7 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 				uint8_t *syndrome)
 {
 	const struct nic_opcode *op = w->op;
-	struct nic_iov iov[NIC_MAX_SGE], inl;
+	struct nic_iov iov[NIC_MAX_SGE];
 	struct nic_pkt pkt = {
 		.psn = qp->req_psn,
 		.epoch = qp->epoch,
@@ -116,27 +121,18 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 			(w->ud_qkey & NIC_QKEY_FROM_QP) ? qp->qkey : w->ud_qkey;
 	}
 
-	if (w->inl) {
-		inl.base = w->inl_data;
-		inl.len = w->len;
-		pkt.src = &inl;
-		pkt.nsrc = 1;
+	err = req_map(qp, w, iov,
+		      (op->flags & NIC_OPF_READ) ? NIC_ACCESS_LOCAL_WRITE : 0);
+	if (err) {
+		*syndrome = err;
+		return NIC_LOCAL_ERR;
+	}
+	if (op->flags & NIC_OPF_READ) {
+		pkt.dst = iov;
+		pkt.ndst = w->nsge;
 	} else {
-		err = req_map(qp, w, iov,
-			      (op->flags & NIC_OPF_READ) ?
-				      NIC_ACCESS_LOCAL_WRITE :
-				      0);
-		if (err) {
-			*syndrome = err;
-			return NIC_LOCAL_ERR;
-		}
-		if (op->flags & NIC_OPF_READ) {
-			pkt.dst = iov;
-			pkt.ndst = w->nsge;
-		} else {
-			pkt.src = iov;
-			pkt.nsrc = w->nsge;
-		}
+		pkt.src = iov;
+		pkt.nsrc = w->nsge;
 	}
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
@@ -176,7 +172,8 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 		/* a WQE may not claim BBs that were never posted */
 		if (!err && w.nbb > avail)
 			err = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-		if (!err && window_full(qp, w.len))
+		/* an error entry takes a window slot like any WQE */
+		if (window_full(qp, err ? 0 : w.len))
 			break;
 		if (err) {
 			ack = NIC_LOCAL_ERR;
@@ -313,7 +310,7 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 	if (qp->state != NIC_QPS_RTS)
 		return 0;
 
-	pi = nic_be32_load(&qp->dbrec[1]) & 0xffff;
+	pi = nic_sq_doorbell(qp);
 	pending = req_transmit(qp, pi, budget);
 	return pending + req_complete(qp);
 }

@@ -67,7 +67,7 @@ static bool resp_wqe_posted(const struct nic_qp *qp)
 {
 	if (qp->srq)
 		return nic_srq_posted(qp->srq) != 0;
-	return qp->rq_ci != (nic_be32_load(&qp->dbrec[0]) & 0xffff);
+	return qp->rq_ci != nic_rq_doorbell(qp);
 }
 
 /* Take the next receive WQE; returns 0 or the syndrome of a bad one. */

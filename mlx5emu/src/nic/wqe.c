@@ -63,7 +63,8 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 	w->opcode = v & 0xff;
 	w->nsge = 0;
 	w->len = 0;
-	w->inl = false;
+	w->inl_mask = 0;
+	w->inl_len = 0;
 	w->raddr = 0;
 	w->rkey = 0;
 	w->ud_qkey = w->ud_dqpn = 0;
@@ -129,29 +130,41 @@ int nic_wqe_parse(const struct nic_qp *qp, uint16_t idx, struct nic_wqe *w)
 		w->compare = rd64(a + 8);
 	}
 
-	for (; k < ds; k++) {
+	/*
+	 * Inline and pointer segments, in any order and mix (UCX's am_zcopy
+	 * puts an inline header before pointers): each is executed in
+	 * turn, an inline one taking ALIGN(4 + len, 16) bytes.
+	 */
+	while (k < ds) {
 		const uint8_t *d = sq_unit(qp, bb, k);
 		uint32_t bc = rd32(d);
+		struct nic_sge *sge = &w->sge[w->nsge];
 
 		if (bc & MLX5_INLINE_SEG) {
 			uint32_t len = bc & ~MLX5_INLINE_SEG;
+			uint64_t units = (4 + (uint64_t)len + 15) / 16;
 
-			/* inline data is the rest of the WQE, nothing after */
-			if (w->nsge || w->inl ||
-			    4 + (uint64_t)len > (ds - k) * 16)
+			if (k + units > ds || (w->op->flags & NIC_OPF_READ))
 				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-			if (w->op->flags & NIC_OPF_READ)
-				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-			copy_inline(qp, bb, k, 4, w->inl_data, len);
-			w->inl = true;
-			total = len;
-			break;
+			copy_inline(qp, bb, k, 4, w->inl_data + w->inl_len,
+				    len);
+			k += units;
+			if (!len)
+				continue;
+			sge->addr = w->inl_len;
+			sge->len = len;
+			sge->lkey = 0;
+			w->inl_mask |= 1ull << w->nsge++;
+			w->inl_len += len;
+			total += len;
+			continue;
 		}
+		k++;
 		if (!bc)
 			continue;
-		w->sge[w->nsge].len = bc;
-		w->sge[w->nsge].lkey = rd32(d + 4);
-		w->sge[w->nsge].addr = rd64(d + 8);
+		sge->len = bc;
+		sge->lkey = rd32(d + 4);
+		sge->addr = rd64(d + 8);
 		w->nsge++;
 		total += bc;
 	}
