@@ -177,8 +177,6 @@ static void read_settings(void)
 
 int nic_start(void)
 {
-	pthread_attr_t attr;
-	pthread_t t;
 	unsigned int i;
 	int ret;
 
@@ -197,12 +195,9 @@ int nic_start(void)
 			       nic_atfork_child);
 		nic.atfork = true;
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&t, &attr, nic_thread, NULL);
-	pthread_attr_destroy(&attr);
+	ret = emu_thread_start(nic_thread, NULL);
 	if (ret)
-		return -ret;
+		return ret;
 	nic.started = true;
 	return 0;
 }
