@@ -7,7 +7,11 @@
  * abstract namespace for the first free slot: the kernel frees the name
  * when the process dies, so a crash leaves no file, segment or stale slot
  * behind, and the slot is the process's QPN prefix. Connections in both
- * directions are accepted only from the same uid (SO_PEERCRED).
+ * directions are accepted only from the same uid (SO_PEERCRED). The
+ * process that connects proves its slot in its first message by passing
+ * its listening socket (wire.h), and a connection serves only requests of
+ * QPs of that slot: a process of the user that holds no slot cannot
+ * reach a QP, and one that holds a slot cannot speak for another.
  *
  * UC and UD requests are sent and forgotten: the responder never answers
  * them, whatever it did with them.
@@ -41,10 +45,9 @@
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
 #include "fabric.h"
+#include "wire.h"
 #include "../mlx5emu.h"
 
-#define FAB_REQ 0x52514d45 /* "EMQR" */
-#define FAB_RESP 0x53524d45
 #define FAB_WAIT_MS 10000 /* a silent peer is a dead peer */
 #define FAB_DEAD_MS 10000 /* and is not called again for that long */
 #define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
@@ -52,44 +55,13 @@
 #define FAB_CLOCK_STEP_MS 1000 /* the most a pass advances the clock */
 #define FAB_READ_CHUNK (256 * 1024)
 
-struct fabric_req {
-	uint32_t type;
-	uint32_t len;
-	uint32_t psn;
-	uint32_t epoch;
-	uint32_t dest_qpn;
-	uint32_t src_qpn;
-	uint16_t dlid;
-	uint16_t slid;
-	uint8_t opcode;
-	uint8_t se;
-	uint8_t qp_type; /* UC and UD requests get no answer */
-	uint8_t pad;
-	uint64_t raddr;
-	uint32_t rkey;
-	uint32_t imm;
-	uint32_t qkey;
-	uint32_t pad2;
-	uint64_t swap_add, compare;
-};
-
-struct fabric_resp {
-	uint32_t type;
-	uint32_t ack;
-	uint32_t len;
-	uint32_t psn;
-	uint32_t epoch;
-	uint32_t req_qpn; /* whose request this answers */
-	uint16_t req_lid;
-	uint16_t pad;
-};
-
 /* one stream socket with its buffers: [roff, rlen) is unparsed input */
 struct fabric_conn {
 	int fd;
 	uint8_t *rbuf, *wbuf;
 	size_t roff, rlen, rcap, wlen, wcap;
 	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
+	int slot; /* a peer's connection: the slot it proved, or -1 */
 };
 
 static struct {
@@ -113,14 +85,10 @@ static struct {
 
 static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 {
-	int n;
+	char what[16];
 
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(), emu_cfg.fabric,
-		     slot);
-	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	snprintf(what, sizeof(what), "%d", slot);
+	return fabric_sockaddr(sa, getuid(), emu_cfg.fabric, what);
 }
 
 static void fabric_bind_slot(void)
@@ -193,6 +161,7 @@ static void conn_init(struct fabric_conn *c, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	c->slot = -1;
 }
 
 static void conn_close(struct fabric_conn *c)
@@ -321,6 +290,95 @@ static bool conn_has(struct fabric_conn *c, size_t total)
 	return c->rlen - c->roff >= total;
 }
 
+/* ---- the hello: which slot a connection speaks for ---- */
+
+/* ours: the first message on a connection we opened */
+static int send_hello(int fd)
+{
+	struct fabric_hello hello = { FAB_HELLO, fabric.slot };
+	struct iovec iov = { &hello, sizeof(hello) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl = {};
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fabric.listen_fd, sizeof(int));
+	return sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == sizeof(hello) ?
+		       0 :
+		       -1;
+}
+
+/* the socket passed is bound to slot's name in our fabric */
+static bool holds_slot(int fd, uint32_t slot)
+{
+	struct sockaddr_un want, got;
+	socklen_t want_len, got_len = sizeof(got);
+
+	if (slot >= FABRIC_MAX_SLOTS)
+		return false;
+	want_len = fabric_addr(&want, slot);
+	return !getsockname(fd, (struct sockaddr *)&got, &got_len) &&
+	       got_len == want_len && !memcmp(&got, &want, want_len);
+}
+
+/*
+ * A peer's: read its hello and the socket that comes with it. 1 when c
+ * now speaks for a slot, 0 when the hello is not there yet, -1 when it is
+ * not a proof.
+ */
+static int recv_hello(struct fabric_conn *c)
+{
+	struct fabric_hello hello = {};
+	struct iovec iov = { &hello, sizeof(hello) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	bool proved = false;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&msg); n > 0 && cm;
+	     cm = CMSG_NXTHDR(&msg, cm)) {
+		size_t i, nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int fd;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (i = 0; i < nfd; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			proved |= nfd == 1 && holds_slot(fd, hello.slot);
+			close(fd);
+		}
+	}
+	/* the hello comes whole, in one message, or not at all */
+	if (n != sizeof(hello) || (msg.msg_flags & MSG_CTRUNC) ||
+	    hello.type != FAB_HELLO || !proved)
+		return -1;
+	c->slot = hello.slot;
+	return 1;
+}
+
 /* ---- the responder side: requests from peer processes ---- */
 
 /* Answer one request; its answer is appended to the connection. */
@@ -402,6 +460,11 @@ static int serve_conn(struct fabric_conn *c)
 		return -1;
 	if (conn_backlog(c))
 		return 0;
+	if (c->slot < 0) {
+		eof = recv_hello(c);
+		if (eof <= 0)
+			return eof;
+	}
 	eof = conn_fill(c);
 	if (eof < 0)
 		return -1;
@@ -409,7 +472,9 @@ static int serve_conn(struct fabric_conn *c)
 		const struct nic_opcode *op;
 
 		memcpy(&req, f, sizeof(req));
-		if (req.type != FAB_REQ || req.len > (1u << 30))
+		/* a peer speaks for its own QPs only */
+		if (req.type != FAB_REQ || req.len > (1u << 30) ||
+		    fabric_qpn_slot(req.src_qpn) != c->slot)
 			return -1;
 		/* only writes and sends carry data on the wire */
 		op = nic_opcode(req.opcode);
@@ -630,11 +695,12 @@ static struct fabric_conn *peer_conn(int slot, bool *busy)
 		close(fd);
 		return NULL;
 	}
-	if (!same_user(fd)) {
+	if (!same_user(fd) || send_hello(fd)) {
 		close(fd);
 		return NULL;
 	}
 	conn_init(c, fd);
+	c->slot = slot;
 	return c;
 }
 
@@ -775,7 +841,7 @@ void fabric_forget(void)
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
-	int slot = (int)(pkt->dest_qpn >> 16) - 1;
+	int slot = fabric_qpn_slot(pkt->dest_qpn);
 	struct nic_qp *peer;
 
 	(void)dev;
