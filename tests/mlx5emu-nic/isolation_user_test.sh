@@ -13,7 +13,7 @@ timeout -k 2 30 "$emu" run -- "$bin/ibv_rc_pingpong" -n 5 -p "$port" >/dev/null 
 srv=$!
 name=
 for i in $(seq 100); do
-	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.$MLX5EMU_FABRIC\.[0-9]+" | head -1)
+	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.${#MLX5EMU_FABRIC}\.$MLX5EMU_FABRIC\.[0-9]+" | head -1)
 	[ -n "$name" ] && break
 	sleep 0.1
 done

@@ -33,7 +33,7 @@ for t in "${tops[@]}"; do
 	a=$(pgrep -P "$l") || fail "program of $t gone early"
 	apps+=("$a")
 done
-ss -xl | grep -q "@mlx5emu\.$(id -u)\.$MLX5EMU_FABRIC\." ||
+ss -xl | grep -q "@mlx5emu\.$(id -u)\.${#MLX5EMU_FABRIC}\.$MLX5EMU_FABRIC\." ||
 	fail "no fabric socket while running"
 echo "killing ${apps[*]} (threads: $(ls /proc/"${apps[0]}"/task | wc -l), $(ls /proc/"${apps[1]}"/task | wc -l))"
 kill -9 "${apps[@]}"
@@ -43,7 +43,7 @@ tops=()
 for a in "${apps[@]}"; do
 	[ -e /proc/"$a" ] && fail "process $a (and its threads) still there"
 done
-ss -xa | grep "@mlx5emu\.$(id -u)\.$MLX5EMU_FABRIC\." && fail "fabric socket left"
+ss -xa | grep "@mlx5emu\.$(id -u)\.${#MLX5EMU_FABRIC}\.$MLX5EMU_FABRIC\." && fail "fabric socket left"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "files left: $(ls -A "$TMPDIR")"
 [ "$(ls /dev/shm | sort)" = "$shm_before" ] || fail "shared memory left"
 echo "nothing left behind"

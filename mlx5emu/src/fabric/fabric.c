@@ -3,8 +3,8 @@
  * Links between QPs: a direct call when both ends live in this process, a
  * request/response exchange over unix stream sockets otherwise.
  *
- * Every process of a fabric binds "\0mlx5emu.<uid>.<fabric>.<slot>" in the
- * abstract namespace for the first free slot: the kernel frees the name
+ * Every process of a fabric binds "\0mlx5emu.<uid>.<len>.<fabric>.<slot>" in
+ * the abstract namespace for the first free slot: the kernel frees the name
  * when the process dies, so a crash leaves no file, segment or stale slot
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED). The
@@ -53,6 +53,12 @@
 #define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
 #define FAB_OUT_MAX (4 * 1024 * 1024) /* output a peer may leave unread */
 #define FAB_CLOCK_STEP_MS 1000 /* the most a pass advances the clock */
+
+/* the longest name (wire.h) of the longest fabric name fits, unclipped */
+_Static_assert(sizeof("mlx5emu.4294967295.64..d255.uar.4294967295") - 1 +
+			       EMU_FABRIC_NAME_MAX <=
+		       sizeof(((struct sockaddr_un *)0)->sun_path) - 1,
+	       "fabric names too long for an abstract socket");
 #define FAB_READ_CHUNK (256 * 1024)
 
 /* one stream socket with its buffers: [roff, rlen) is unparsed input */
@@ -776,9 +782,10 @@ static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
 bool fabric_claim_uar(unsigned int dev, uint32_t id)
 {
 	uint32_t max = emu_cfg.model->max_uars;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
+	char what[32];
 	socklen_t len;
-	int fd, n;
+	int fd;
 
 	if (dev >= EMU_MAX_DEVICES || id >= max)
 		return false;
@@ -787,10 +794,8 @@ bool fabric_claim_uar(unsigned int dev, uint32_t id)
 		if (!uar_claims[dev])
 			return false;
 	}
-	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
-		     "mlx5emu.%u.%s.d%u.uar.%u", (unsigned int)getuid(),
-		     emu_cfg.fabric, dev, id);
-	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	snprintf(what, sizeof(what), "d%u.uar.%u", dev, id);
+	len = fabric_sockaddr(&sa, getuid(), emu_cfg.fabric, what);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;

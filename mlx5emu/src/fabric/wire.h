@@ -66,8 +66,11 @@ static inline int fabric_qpn_slot(uint32_t qpn)
 }
 
 /*
- * "\0mlx5emu.<uid>.<fabric>.<what>" in the abstract namespace: what is
- * "<slot>" for a process's listening socket. Returns the address length.
+ * "\0mlx5emu.<uid>.<length of fabric>.<fabric>.<what>" in the abstract
+ * namespace: what is "<slot>" for a process's listening socket,
+ * "d<dev>.uar.<id>" for a claimed HW UAR. The length keeps the names of
+ * two fabrics apart whatever their names hold ("a" and "a.d0.uar").
+ * Returns the address length.
  */
 static inline socklen_t fabric_sockaddr(struct sockaddr_un *sa,
 					unsigned int uid, const char *fabric,
@@ -78,7 +81,7 @@ static inline socklen_t fabric_sockaddr(struct sockaddr_un *sa,
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-		     "mlx5emu.%u.%s.%s", uid, fabric, what);
+		     "mlx5emu.%u.%zu.%s.%s", uid, strlen(fabric), fabric, what);
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
