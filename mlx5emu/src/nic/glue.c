@@ -348,6 +348,7 @@ void nic_detach_qp(struct emu_qp *qp)
 		return;
 	pthread_mutex_lock(&nic.lock);
 	nic_doorbell_watch(q);
+	nic_drain_sq(q);
 	emu_list_del(&q->node);
 	fabric_forget();
 	pthread_mutex_unlock(&nic.lock);

@@ -13,6 +13,7 @@
  * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep;
  * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
  */
+#include <limits.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #if __has_include(<valgrind/helgrind.h>)
@@ -27,6 +28,7 @@
 
 #define NIC_BUDGET 64 /* WQEs per QP per pass, for fairness */
 #define NIC_SPIN_PASSES 256 /* idle passes before the first sleep */
+#define NIC_DRAIN_PASSES 64 /* at most, for a QP being destroyed */
 
 struct nic_engine nic = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -218,6 +220,27 @@ int nic_start(void)
 void nic_dma_area(const void *addr, size_t len)
 {
 	VALGRIND_HG_DISABLE_CHECKING(addr, len);
+}
+
+/*
+ * An HCA fetches a WQE within microseconds of its doorbell, long before a
+ * destroy command reaches its firmware; the NIC thread may sleep or wait
+ * for a CPU for much longer. So the sends a QP rang for go out before it
+ * is destroyed: a UD acknowledgement posted just before ibv_destroy_qp
+ * (libfabric's ofi_rxd at exit) is not lost. Answers to RC requests sent
+ * here find no QP and are dropped, as they would be.
+ */
+void nic_drain_sq(struct emu_nic_qp *q)
+{
+	unsigned int i;
+
+	if (q->nq.state != NIC_QPS_RTS)
+		return;
+	/* a pass sends a window's worth; RC's answers never come here */
+	for (i = 0; i < NIC_DRAIN_PASSES; i++)
+		if (!nic_sq_process(&q->nq, UINT_MAX))
+			break;
+	fabric_flush();
 }
 
 void nic_kick(void)
