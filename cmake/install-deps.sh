@@ -10,7 +10,7 @@ packages=(
 	libnl-route-3-dev pandoc cython3 python3-dev python3-docutils
 	python3-pkg-resources libudev-dev libsystemd-dev
 	# our components and tests
-	make libcmocka-dev valgrind perftest procps iproute2
+	make libcmocka-dev valgrind perftest procps iproute2 qperf libfabric-bin
 	# UCX on the emulated device
 	ucx-utils libucx0
 	# perftest-ext: plots and the mpirun launcher test

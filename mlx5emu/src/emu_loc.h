@@ -100,6 +100,9 @@ void emu_libc_init(void);
 const char *emu_sysfs_path(const char *path, char *buf, size_t len);
 void emu_sysfs_unmap(char *path);
 
+/* hidden_thread.c: a detached thread with every signal blocked; -errno */
+int emu_thread_start(void *(*fn)(void *), void *arg);
+
 /* netlink.c: NETLINK_RDMA sockets (the fd is EMU_FD_NETLINK) */
 struct emu_netlink;
 int emu_netlink_socket(int type);

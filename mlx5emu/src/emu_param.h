@@ -33,6 +33,7 @@
 #define EMU_SRQ_MAX_SGE 31 /* 512-byte receive descriptor, less the link */
 #define EMU_MMAP_CMD_SHIFT 8 /* mmap offsets: command in bits 8-15 */
 #define EMU_MMAP_DYN_CMD 9 /* first command the kernel uses for entries */
+#define EMU_FABRIC_NAME_MAX 64 /* its socket names must fit in sun_path */
 
 enum emu_uar_mode {
 	EMU_UAR_DYNAMIC,
@@ -62,7 +63,7 @@ struct emu_config {
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	char stat_dir[PATH_MAX];
-	char fabric[96]; /* the fabric's name: who sees whom */
+	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	bool nic_spin; /* the NIC thread never sleeps */
 	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
 	unsigned int nic_budget; /* WQEs per QP per pass */

@@ -4,13 +4,21 @@
  * Events sit in our own queue; an eventfd in semaphore mode carries the
  * count so poll()/epoll on the fd work, and read() is ours, so destroy can
  * report exactly the events the application has read and drop the rest.
+ *
+ * A blocking read() sleeps on a futex, which the kernel treats as it does
+ * ib_uverbs_event_read()'s interruptible wait: a signal handler with
+ * SA_RESTART restarts it, one without makes it fail with EINTR.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "mlx5emu.h"
 
@@ -29,6 +37,8 @@ struct emu_event_file {
 	unsigned int refcnt;
 	bool async;
 	struct emu_list events;
+	uint32_t pushes; /* futex word of blocked readers */
+	unsigned int sleepers;
 };
 
 struct emu_event_file *emu_event_file_create(bool async, int *fd)
@@ -97,6 +107,48 @@ static void count_read(struct emu_event_file *f, struct emu_event *ev)
 	}
 }
 
+/*
+ * Sleep until an event is pushed after the reader saw "pushes" at seen;
+ * -1 with errno EINTR when a handler without SA_RESTART ran meanwhile.
+ */
+static int wait_push(struct emu_event_file *f, uint32_t seen)
+{
+	long r = syscall(SYS_futex, &f->pushes, FUTEX_WAIT_PRIVATE, seen, NULL,
+			 NULL, 0);
+
+	return r < 0 && errno == EINTR ? -1 : 0;
+}
+
+/* the first event, with f->lock held, or NULL and errno */
+static struct emu_event *wait_event(struct emu_event_file *f, bool nonblock)
+{
+	uint32_t seen;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&f->lock);
+		if (!emu_list_empty(&f->events))
+			return container_of(f->events.next, struct emu_event,
+					    node);
+		if (nonblock) {
+			pthread_mutex_unlock(&f->lock);
+			errno = EAGAIN;
+			return NULL;
+		}
+		seen = f->pushes;
+		f->sleepers++;
+		pthread_mutex_unlock(&f->lock);
+		ret = wait_push(f, seen);
+		pthread_mutex_lock(&f->lock);
+		f->sleepers--;
+		pthread_mutex_unlock(&f->lock);
+		if (ret) {
+			errno = EINTR;
+			return NULL;
+		}
+	}
+}
+
 ssize_t emu_event_read(struct emu_event_file *f, int fd, void *buf,
 		       size_t count)
 {
@@ -110,27 +162,19 @@ ssize_t emu_event_read(struct emu_event_file *f, int fd, void *buf,
 		errno = EINVAL;
 		return -1;
 	}
-	for (;;) {
-		pthread_mutex_lock(&f->lock);
-		if (!emu_list_empty(&f->events))
-			break;
-		pthread_mutex_unlock(&f->lock);
-		if (nonblock) {
-			errno = EAGAIN;
-			return -1;
-		}
-		/* sleep in the kernel until the NIC queues something */
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			return -1;
+	/* a close() on another thread must not free f under our sleep */
+	emu_event_file_get(f);
+	ev = wait_event(f, nonblock);
+	if (!ev) {
+		emu_event_file_put(f);
+		return -1;
 	}
-	ev = container_of(f->events.next, struct emu_event, node);
 	emu_list_del(&ev->node);
 	emu_libc.read(f->fd, &one, sizeof(one));
 	memcpy(buf, &ev->desc, size);
 	count_read(f, ev);
 	pthread_mutex_unlock(&f->lock);
+	emu_event_file_put(f);
 	free(ev);
 	return size;
 }
@@ -138,6 +182,7 @@ ssize_t emu_event_read(struct emu_event_file *f, int fd, void *buf,
 static int push(struct emu_event_file *f, struct emu_event *ev)
 {
 	static const uint64_t one = 1;
+	unsigned int wake;
 
 	pthread_mutex_lock(&f->lock);
 	if (f->fd < 0) {
@@ -147,7 +192,12 @@ static int push(struct emu_event_file *f, struct emu_event *ev)
 	}
 	emu_list_add_tail(&f->events, &ev->node);
 	emu_libc.write(f->fd, &one, sizeof(one));
+	f->pushes++;
+	wake = f->sleepers;
 	pthread_mutex_unlock(&f->lock);
+	if (wake)
+		syscall(SYS_futex, &f->pushes, FUTEX_WAKE_PRIVATE, INT_MAX,
+			NULL, NULL, 0);
 	return 0;
 }
 

@@ -71,7 +71,7 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 	[EMU_OPTION_FABRIC] = {
 		.name = "fabric", .var = "MLX5EMU_FABRIC", .arg = "NAME",
 		.kind = EMU_OPT_STRING, .flags = EMU_OPTF_INHERIT,
-		.unset = "default",
+		.min = 1, .max = EMU_FABRIC_NAME_MAX, .unset = "default",
 		.help = "the fabric to join (not given: inherited\n"
 			"MLX5EMU_FABRIC, else \"default\"); only\n"
 			"processes on one fabric see each other",
@@ -182,7 +182,11 @@ int emu_option_parse(const struct emu_option *o, const char *v,
 		snprintf(err, errlen, "on|off");
 		return -1;
 	case EMU_OPT_STRING:
-		return 0;
+		n = strlen(v);
+		if (!o->max || (n >= o->min && n <= o->max))
+			return 0;
+		snprintf(err, errlen, "%u..%u characters", o->min, o->max);
+		return -1;
 	}
 	snprintf(err, errlen, "?");
 	return -1;

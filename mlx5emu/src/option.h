@@ -15,7 +15,7 @@ enum emu_opt_kind {
 	EMU_OPT_UINT, /* a number in min..max */
 	EMU_OPT_CHOICE, /* one of choices: the value is its index */
 	EMU_OPT_BOOL, /* on|off; the environment holds 1|0 */
-	EMU_OPT_STRING, /* a name or a path, taken as it is */
+	EMU_OPT_STRING, /* a name or a path (max: its longest, 0: any) */
 };
 
 enum {
@@ -28,7 +28,7 @@ struct emu_option {
 	const char *var; /* the environment variable */
 	enum emu_opt_kind kind;
 	const char *const *choices; /* CHOICE: NULL-terminated */
-	unsigned int min, max; /* UINT */
+	unsigned int min, max; /* UINT: the range; STRING: its length */
 	const char *def; /* value when not given; NULL: left unset */
 	const char *unset; /* what "unset" means, for the documentation */
 	const char *arg; /* in usage(): N, DIR, FILE, NAME */

@@ -199,20 +199,13 @@ static void *flush_thread(void *arg)
 /* called with stat_lock held */
 static void changed(void)
 {
-	pthread_t t;
-
 	if (nrecords < STAT_SYNC_RECORDS || !emu_cfg.stat_dir[0]) {
 		write_file();
 		return;
 	}
 	dirty = true;
 	if (!flusher) {
-		pthread_attr_t attr;
-
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		flusher = !pthread_create(&t, &attr, flush_thread, NULL);
-		pthread_attr_destroy(&attr);
+		flusher = !emu_thread_start(flush_thread, NULL);
 		if (!flusher) {
 			write_file();
 			return;

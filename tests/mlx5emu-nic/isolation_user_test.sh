@@ -18,7 +18,7 @@ at_exit "kill $srv 2>/dev/null; wait 2>/dev/null"
 
 # fabric_socket: the server's fabric socket name, once it is bound
 fabric_socket() {
-	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.$MLX5EMU_FABRIC\.[0-9]+" | head -1 || true)
+	name=$(ss -xlH 2>/dev/null | grep -oE "@mlx5emu\.0\.${#MLX5EMU_FABRIC}\.$MLX5EMU_FABRIC\.[0-9]+" | head -1 || true)
 	[ -n "$name" ]
 }
 wait_for 10 fabric_socket || die "no fabric socket"

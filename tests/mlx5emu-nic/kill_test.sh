@@ -33,7 +33,7 @@ for t in "${tops[@]}"; do
 	a=$(pgrep -P "$l") || die "program of $t gone early"
 	apps+=("$a")
 done
-sock="@mlx5emu\.$(id -u)\.$MLX5EMU_FABRIC\."
+sock="@mlx5emu\.$(id -u)\.${#MLX5EMU_FABRIC}\.$MLX5EMU_FABRIC\."
 grep -q "$sock" <<<"$(ss -xl)" || die "no fabric socket while running"
 echo "killing ${apps[*]} (threads: $(ls /proc/"${apps[0]}"/task | wc -l), $(ls /proc/"${apps[1]}"/task | wc -l))"
 kill -9 "${apps[@]}"

@@ -3,11 +3,15 @@
  * Links between QPs: a direct call when both ends live in this process, a
  * request/response exchange over unix stream sockets otherwise.
  *
- * Every process of a fabric binds "\0mlx5emu.<uid>.<fabric>.<slot>" in the
- * abstract namespace for the first free slot: the kernel frees the name
+ * Every process of a fabric binds "\0mlx5emu.<uid>.<len>.<fabric>.<slot>" in
+ * the abstract namespace for the first free slot: the kernel frees the name
  * when the process dies, so a crash leaves no file, segment or stale slot
  * behind, and the slot is the process's QPN prefix. Connections in both
- * directions are accepted only from the same uid (SO_PEERCRED).
+ * directions are accepted only from the same uid (SO_PEERCRED). The
+ * process that connects proves its slot in its first message by passing
+ * its listening socket (wire.h), and a connection serves only requests of
+ * QPs of that slot: a process of the user that holds no slot cannot
+ * reach a QP, and one that holds a slot cannot speak for another.
  *
  * UC and UD requests are sent and forgotten: the responder never answers
  * them, whatever it did with them.
@@ -18,8 +22,15 @@
  * fabric_serve() like the peers' requests. Both directions are buffered:
  * requests of a pass leave in one write, and whatever a read brings in is
  * parsed frame by frame, so a busy link costs few system calls per
- * message. A writer that finds the socket full reads what its peers send
- * meanwhile, so two processes writing to each other do not stall.
+ * message.
+ *
+ * The NIC thread runs with the NIC lock that every control verb takes, so
+ * it never waits for another process: sockets are non-blocking, output a
+ * peer does not take stays buffered (up to FAB_OUT_MAX, then the requester
+ * is told NIC_STALL and sends the WQE again later) and goes out on a later
+ * pass; an idle NIC sleeps in poll() for it. A peer that takes nothing for
+ * FAB_WAIT_MS of our own running time (it is stopped, or hung) is dropped
+ * and stays dead for FAB_DEAD_MS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,51 +45,29 @@
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
 #include "fabric.h"
+#include "wire.h"
 #include "../mlx5emu.h"
 
-#define FAB_REQ 0x52514d45 /* "EMQR" */
-#define FAB_RESP 0x53524d45
 #define FAB_WAIT_MS 10000 /* a silent peer is a dead peer */
+#define FAB_DEAD_MS 10000 /* and is not called again for that long */
 #define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
+#define FAB_OUT_MAX (4 * 1024 * 1024) /* output a peer may leave unread */
+#define FAB_CLOCK_STEP_MS 1000 /* the most a pass advances the clock */
+
+/* the longest name (wire.h) of the longest fabric name fits, unclipped */
+_Static_assert(sizeof("mlx5emu.4294967295.64..d255.uar.4294967295") - 1 +
+			       EMU_FABRIC_NAME_MAX <=
+		       sizeof(((struct sockaddr_un *)0)->sun_path) - 1,
+	       "fabric names too long for an abstract socket");
 #define FAB_READ_CHUNK (256 * 1024)
-
-struct fabric_req {
-	uint32_t type;
-	uint32_t len;
-	uint32_t psn;
-	uint32_t epoch;
-	uint32_t dest_qpn;
-	uint32_t src_qpn;
-	uint16_t dlid;
-	uint16_t slid;
-	uint8_t opcode;
-	uint8_t se;
-	uint8_t qp_type; /* UC and UD requests get no answer */
-	uint8_t pad;
-	uint64_t raddr;
-	uint32_t rkey;
-	uint32_t imm;
-	uint32_t qkey;
-	uint32_t pad2;
-	uint64_t swap_add, compare;
-};
-
-struct fabric_resp {
-	uint32_t type;
-	uint32_t ack;
-	uint32_t len;
-	uint32_t psn;
-	uint32_t epoch;
-	uint32_t req_qpn; /* whose request this answers */
-	uint16_t req_lid;
-	uint16_t pad;
-};
 
 /* one stream socket with its buffers: [roff, rlen) is unparsed input */
 struct fabric_conn {
 	int fd;
 	uint8_t *rbuf, *wbuf;
 	size_t roff, rlen, rcap, wlen, wcap;
+	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
+	int slot; /* a peer's connection: the slot it proved, or -1 */
 };
 
 static struct {
@@ -89,10 +78,11 @@ static struct {
 	struct fabric_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
 	struct fabric_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
-	bool read_ahead; /* wait_writable() buffered input to serve */
 	int dirty[FABRIC_MAX_SLOTS]; /* out slots with unsent requests */
 	bool is_dirty[FABRIC_MAX_SLOTS];
 	int ndirty;
+	uint64_t dead_until[FABRIC_MAX_SLOTS]; /* fabric_clock() */
+	uint64_t clock, clock_wall;
 } fabric = {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
@@ -101,14 +91,10 @@ static struct {
 
 static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 {
-	int n;
+	char what[16];
 
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
-		     "mlx5emu.%u.%s.%d", (unsigned int)getuid(), emu_cfg.fabric,
-		     slot);
-	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	snprintf(what, sizeof(what), "%d", slot);
+	return fabric_sockaddr(sa, getuid(), emu_cfg.fabric, what);
 }
 
 static void fabric_bind_slot(void)
@@ -181,6 +167,7 @@ static void conn_init(struct fabric_conn *c, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	c->slot = -1;
 }
 
 static void conn_close(struct fabric_conn *c)
@@ -211,50 +198,25 @@ static uint64_t now_ms(void)
 }
 
 /*
- * Wait until c can take more, at most FAB_WAIT_MS. Meanwhile whatever
- * peers send us (requests on their connections, answers on ours) is read
- * into memory, to be served later: a peer that is itself stuck writing to
- * us moves on, so two NICs writing to each other at once cannot stall
- * (UD and UC have no window to keep them below the socket buffers).
+ * Our own running time, in ms: a pass advances it by at most
+ * FAB_CLOCK_STEP_MS, so the time this process spent stopped (SIGSTOP, a
+ * debugger) does not count against its peers.
  */
-static int wait_writable(struct fabric_conn *c)
+static uint64_t fabric_clock(void)
 {
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
-	struct fabric_conn *conns[2 * FABRIC_MAX_SLOTS + 1];
-	uint64_t until = now_ms() + FAB_WAIT_MS;
-	int n = 1, i;
+	uint64_t now = now_ms(), step = now - fabric.clock_wall;
 
-	fds[0] = (struct pollfd){ c->fd, POLLOUT, 0 };
-	for (i = 0; i < fabric.nin; i++, n++) {
-		conns[n] = &fabric.in[i];
-		fds[n] = (struct pollfd){ fabric.in[i].fd, POLLIN, 0 };
-	}
-	for (i = 0; i < FABRIC_MAX_SLOTS; i++) {
-		if (fabric.out[i].fd < 0)
-			continue;
-		conns[n] = &fabric.out[i];
-		fds[n++] = (struct pollfd){ fabric.out[i].fd, POLLIN, 0 };
-	}
-	while (now_ms() < until) {
-		if (poll(fds, n, 100) < 0 && errno != EINTR)
-			return -1;
-		if (fds[0].revents & POLLOUT)
-			return 0;
-		if (fds[0].revents)
-			return -1; /* hung up */
-		for (i = 1; i < n; i++) {
-			if (!fds[i].revents)
-				continue;
-			fabric.read_ahead = true;
-			/* at EOF: left for fabric_serve() to notice */
-			if (conn_fill(conns[i]))
-				fds[i].events = 0;
-		}
-	}
-	return -1;
+	if (!fabric.clock_wall)
+		step = 0;
+	fabric.clock_wall = now;
+	fabric.clock += step < FAB_CLOCK_STEP_MS ? step : FAB_CLOCK_STEP_MS;
+	return fabric.clock;
 }
 
-/* write everything buffered; blocks at most FAB_WAIT_MS at a time */
+/*
+ * Write what the socket takes, never waiting: the rest stays buffered for
+ * a later pass. -1 when the peer is gone, or took nothing for FAB_WAIT_MS.
+ */
 static int conn_flush(struct fabric_conn *c)
 {
 	size_t off = 0;
@@ -265,17 +227,28 @@ static int conn_flush(struct fabric_conn *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN) {
-			if (wait_writable(c))
-				return -1;
-			continue;
-		}
+		if (n < 0 && errno == EAGAIN)
+			break;
 		if (n <= 0)
 			return -1;
 		off += n;
 	}
-	c->wlen = 0;
-	return 0;
+	if (off) {
+		memmove(c->wbuf, c->wbuf + off, c->wlen - off);
+		c->wlen -= off;
+		c->stuck_since = 0;
+	}
+	if (!c->wlen)
+		return 0;
+	if (!c->stuck_since)
+		c->stuck_since = fabric_clock();
+	return fabric_clock() - c->stuck_since > FAB_WAIT_MS ? -1 : 0;
+}
+
+/* output the peer has not taken yet */
+static bool conn_backlog(const struct fabric_conn *c)
+{
+	return c->wlen >= FAB_OUT_MAX;
 }
 
 /* read what is there; -1 once the peer is gone and nothing is left */
@@ -318,15 +291,98 @@ static uint8_t *conn_peek(struct fabric_conn *c, size_t hdr)
 	return c->rlen - c->roff >= hdr ? c->rbuf + c->roff : NULL;
 }
 
-/* input read ahead of its turn (wait_writable) */
-static bool conn_pending(const struct fabric_conn *c)
-{
-	return c->rlen > c->roff;
-}
-
 static bool conn_has(struct fabric_conn *c, size_t total)
 {
 	return c->rlen - c->roff >= total;
+}
+
+/* ---- the hello: which slot a connection speaks for ---- */
+
+/* ours: the first message on a connection we opened */
+static int send_hello(int fd)
+{
+	struct fabric_hello hello = { FAB_HELLO, fabric.slot };
+	struct iovec iov = { &hello, sizeof(hello) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl = {};
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fabric.listen_fd, sizeof(int));
+	return sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == sizeof(hello) ?
+		       0 :
+		       -1;
+}
+
+/* the socket passed is bound to slot's name in our fabric */
+static bool holds_slot(int fd, uint32_t slot)
+{
+	struct sockaddr_un want, got;
+	socklen_t want_len, got_len = sizeof(got);
+
+	if (slot >= FABRIC_MAX_SLOTS)
+		return false;
+	want_len = fabric_addr(&want, slot);
+	return !getsockname(fd, (struct sockaddr *)&got, &got_len) &&
+	       got_len == want_len && !memcmp(&got, &want, want_len);
+}
+
+/*
+ * A peer's: read its hello and the socket that comes with it. 1 when c
+ * now speaks for a slot, 0 when the hello is not there yet, -1 when it is
+ * not a proof.
+ */
+static int recv_hello(struct fabric_conn *c)
+{
+	struct fabric_hello hello = {};
+	struct iovec iov = { &hello, sizeof(hello) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	bool proved = false;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&msg); n > 0 && cm;
+	     cm = CMSG_NXTHDR(&msg, cm)) {
+		size_t i, nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int fd;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (i = 0; i < nfd; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			proved |= nfd == 1 && holds_slot(fd, hello.slot);
+			close(fd);
+		}
+	}
+	/* the hello comes whole, in one message, or not at all */
+	if (n != sizeof(hello) || (msg.msg_flags & MSG_CTRUNC) ||
+	    hello.type != FAB_HELLO || !proved)
+		return -1;
+	c->slot = hello.slot;
+	return 1;
 }
 
 /* ---- the responder side: requests from peer processes ---- */
@@ -400,18 +456,31 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 
 static int serve_conn(struct fabric_conn *c)
 {
-	int eof = conn_fill(c), n = 0;
 	struct fabric_req req;
+	int eof, n = 0;
 	uint8_t *f;
 	size_t total;
 
+	/* a requester that does not read its answers gets no more */
+	if (conn_flush(c))
+		return -1;
+	if (conn_backlog(c))
+		return 0;
+	if (c->slot < 0) {
+		eof = recv_hello(c);
+		if (eof <= 0)
+			return eof;
+	}
+	eof = conn_fill(c);
 	if (eof < 0)
 		return -1;
 	while ((f = conn_peek(c, sizeof(req)))) {
 		const struct nic_opcode *op;
 
 		memcpy(&req, f, sizeof(req));
-		if (req.type != FAB_REQ || req.len > (1u << 30))
+		/* a peer speaks for its own QPs only */
+		if (req.type != FAB_REQ || req.len > (1u << 30) ||
+		    fabric_qpn_slot(req.src_qpn) != c->slot)
 			return -1;
 		/* only writes and sends carry data on the wire */
 		op = nic_opcode(req.opcode);
@@ -442,6 +511,7 @@ static void drop_in(int i)
 static void peer_drop(int slot)
 {
 	conn_close(&fabric.out[slot]);
+	fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
 	/* the kernel would time out: everything in flight fails */
 	nic_peer_lost(slot);
 }
@@ -498,13 +568,43 @@ static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 	return n;
 }
 
+/* an idle NIC also wakes when a peer makes room for what is buffered */
+static void want_room(struct pollfd *fds, const int *slots, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++) {
+		const struct fabric_conn *c = slots[i] < 0 ?
+						      &fabric.in[i - 1] :
+						      &fabric.out[slots[i]];
+
+		if (c->wlen)
+			fds[i].events |= POLLOUT;
+	}
+}
+
 int fabric_fds(struct pollfd *fds, int max)
 {
 	int slots[2 * FABRIC_MAX_SLOTS + 1];
 
+	int n;
+
 	if (max > 2 * FABRIC_MAX_SLOTS + 1)
 		max = 2 * FABRIC_MAX_SLOTS + 1;
-	return fds_and_slots(fds, slots, max);
+	n = fds_and_slots(fds, slots, max);
+	want_room(fds, slots, n);
+	return n;
+}
+
+/* answers we owe a peer that has not taken them yet */
+static bool answers_waiting(void)
+{
+	int i;
+
+	for (i = 0; i < fabric.nin; i++)
+		if (fabric.in[i].wlen)
+			return true;
+	return false;
 }
 
 unsigned int fabric_serve(void)
@@ -519,15 +619,14 @@ unsigned int fabric_serve(void)
 	/* one syscall tells whether anyone connected, asked or answered */
 	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
 	r = poll(fds, n, 0);
-	if (r <= 0 && !fabric.read_ahead)
+	if (r <= 0 && !answers_waiting())
 		return 0;
 	for (i = 0; r < 0 && i < n; i++)
 		fds[i].revents = 0;
-	fabric.read_ahead = false;
 	nin = fabric.nin;
 	/* answers first: they free our window */
 	for (i = 1 + nin; i < n; i++) {
-		if (!fds[i].revents && !conn_pending(&fabric.out[slots[i]]))
+		if (!fds[i].revents)
 			continue;
 		r = answer_conn(&fabric.out[slots[i]]);
 		if (r < 0)
@@ -537,7 +636,7 @@ unsigned int fabric_serve(void)
 	}
 	/* fds[i + 1] is in[i]; accepted ones come next round */
 	for (i = nin - 1; i >= 0; i--) {
-		if (!fds[i + 1].revents && !conn_pending(&fabric.in[i]))
+		if (!fds[i + 1].revents && !fabric.in[i].wlen)
 			continue;
 		r = serve_conn(&fabric.in[i]);
 		if (r < 0)
@@ -557,36 +656,57 @@ unsigned int fabric_serve(void)
 	return served;
 }
 
+/* what a peer does not take now stays dirty for the next pass */
 void fabric_flush(void)
 {
-	while (fabric.ndirty) {
-		int slot = fabric.dirty[--fabric.ndirty];
+	int i, n = 0;
 
-		fabric.is_dirty[slot] = false;
-		if (fabric.out[slot].fd >= 0 && conn_flush(&fabric.out[slot]))
+	for (i = 0; i < fabric.ndirty; i++) {
+		int slot = fabric.dirty[i];
+		struct fabric_conn *c = &fabric.out[slot];
+
+		if (c->fd >= 0 && conn_flush(c))
 			peer_drop(slot);
+		if (c->fd >= 0 && c->wlen)
+			fabric.dirty[n++] = slot;
+		else
+			fabric.is_dirty[slot] = false;
 	}
+	fabric.ndirty = n;
 }
 
-static struct fabric_conn *peer_conn(int slot)
+/*
+ * Our connection to a peer, or NULL with *busy when its backlog is full
+ * (try again later) or clear when nobody answers there (or it timed out
+ * a moment ago).
+ */
+static struct fabric_conn *peer_conn(int slot, bool *busy)
 {
 	struct fabric_conn *c = &fabric.out[slot];
 	struct sockaddr_un sa;
 	socklen_t len;
 	int fd;
 
+	*busy = false;
 	if (c->fd >= 0)
 		return c;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fabric_clock() < fabric.dead_until[slot])
+		return NULL;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return NULL;
 	len = fabric_addr(&sa, slot);
-	if (connect(fd, (struct sockaddr *)&sa, len) || !same_user(fd) ||
-	    fcntl(fd, F_SETFL, O_NONBLOCK)) {
+	if (connect(fd, (struct sockaddr *)&sa, len)) {
+		*busy = errno == EAGAIN;
+		close(fd);
+		return NULL;
+	}
+	if (!same_user(fd) || send_hello(fd)) {
 		close(fd);
 		return NULL;
 	}
 	conn_init(c, fd);
+	c->slot = slot;
 	return c;
 }
 
@@ -613,17 +733,29 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		.swap_add = pkt->swap_add,
 		.compare = pkt->compare,
 	};
-	struct fabric_conn *c = peer_conn(slot);
+	size_t size = sizeof(req) + (payload ? pkt->len : 0);
+	struct fabric_conn *c;
 	uint8_t *p;
 	uint32_t i;
+	bool busy;
 
+	c = peer_conn(slot, &busy);
 	if (!c)
-		return NIC_NAK_NOQP;
+		return busy ? NIC_STALL : NIC_NAK_NOQP;
+	/* a peer that takes nothing holds the requester, not the NIC */
+	if (c->wlen && c->wlen + size > FAB_OUT_MAX) {
+		if (conn_flush(c)) {
+			peer_drop(slot);
+			return NIC_NAK_NOQP;
+		}
+		if (c->wlen && c->wlen + size > FAB_OUT_MAX)
+			return NIC_STALL;
+	}
 	if (!fabric.is_dirty[slot]) {
 		fabric.is_dirty[slot] = true;
 		fabric.dirty[fabric.ndirty++] = slot;
 	}
-	p = conn_reserve(c, sizeof(req) + (payload ? pkt->len : 0));
+	p = conn_reserve(c, size);
 	if (!p)
 		return NIC_NAK_NOQP;
 	memcpy(p, &req, sizeof(req));
@@ -650,9 +782,10 @@ static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
 bool fabric_claim_uar(unsigned int dev, uint32_t id)
 {
 	uint32_t max = emu_cfg.model->max_uars;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
+	char what[32];
 	socklen_t len;
-	int fd, n;
+	int fd;
 
 	if (dev >= EMU_MAX_DEVICES || id >= max)
 		return false;
@@ -661,10 +794,8 @@ bool fabric_claim_uar(unsigned int dev, uint32_t id)
 		if (!uar_claims[dev])
 			return false;
 	}
-	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
-		     "mlx5emu.%u.%s.d%u.uar.%u", (unsigned int)getuid(),
-		     emu_cfg.fabric, dev, id);
-	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	snprintf(what, sizeof(what), "d%u.uar.%u", dev, id);
+	len = fabric_sockaddr(&sa, getuid(), emu_cfg.fabric, what);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
@@ -701,8 +832,8 @@ void fabric_atfork_child(void)
 		if (fabric.out[i].fd >= 0)
 			conn_close(&fabric.out[i]);
 	fabric.ndirty = 0;
-	fabric.read_ahead = false;
 	memset(fabric.is_dirty, 0, sizeof(fabric.is_dirty));
+	memset(fabric.dead_until, 0, sizeof(fabric.dead_until));
 	fabric.once = once; /* the child binds a slot of its own */
 	fabric.gen++;
 }
@@ -715,7 +846,7 @@ void fabric_forget(void)
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
-	int slot = (int)(pkt->dest_qpn >> 16) - 1;
+	int slot = fabric_qpn_slot(pkt->dest_qpn);
 	struct nic_qp *peer;
 
 	(void)dev;

@@ -146,6 +146,8 @@ int nic_attach_cq(struct emu_cq *cq)
 	c->nc.cqe_size = cq->cqe_size;
 	c->nc.dbrec = (uint32_t *)(uintptr_t)cq->db_addr;
 	c->nc.cqn = cq->cqn;
+	nic_dma_area(c->nc.buf, (size_t)cq->ncqe * cq->cqe_size);
+	nic_dma_area(c->nc.dbrec, 8);
 	pthread_mutex_lock(&nic.lock);
 	ret = nic_start();
 	if (!ret) {
@@ -168,6 +170,7 @@ int nic_resize_cq(struct emu_cq *cq, uint64_t buf_addr, uint32_t ncqe,
 
 	if (!c)
 		return 0;
+	nic_dma_area((void *)(uintptr_t)buf_addr, (size_t)ncqe * cqe_size);
 	pthread_mutex_lock(&nic.lock);
 	ret = nic_cq_resize(&c->nc, (uint8_t *)(uintptr_t)buf_addr, ncqe,
 			    cqe_size);
@@ -221,6 +224,10 @@ int nic_attach_qp(struct emu_qp *qp)
 		 ((size_t)qp->rq_wqe_cnt << qp->rq_wqe_shift);
 	nq->sq_bbs = qp->sq_wqe_cnt;
 	nq->dbrec = (uint32_t *)(uintptr_t)qp->db_addr;
+	nic_dma_area((void *)(uintptr_t)qp->buf_addr,
+		     nq->sq + (size_t)qp->sq_wqe_cnt * MLX5_SEND_WQE_BB -
+			     (uint8_t *)(uintptr_t)qp->buf_addr);
+	nic_dma_area(nq->dbrec, 8);
 	nq->scq = &qp->send_cq->nic->nc;
 	nq->rcq = &qp->recv_cq->nic->nc;
 	nic_doorbell_map(q);
@@ -300,6 +307,8 @@ int nic_attach_srq(struct emu_srq *srq)
 	q->ns.shift = srq->wqe_shift;
 	q->ns.dbrec = (uint32_t *)(uintptr_t)srq->db_addr;
 	q->ns.srqn = srq->srqn;
+	nic_dma_area(q->ns.buf, (size_t)srq->nwqe << srq->wqe_shift);
+	nic_dma_area(q->ns.dbrec, 8);
 	nic_srq_init(&q->ns);
 	srq->nic = q;
 	return 0;
@@ -339,6 +348,7 @@ void nic_detach_qp(struct emu_qp *qp)
 		return;
 	pthread_mutex_lock(&nic.lock);
 	nic_doorbell_watch(q);
+	nic_drain_sq(q);
 	emu_list_del(&q->node);
 	fabric_forget();
 	pthread_mutex_unlock(&nic.lock);

@@ -74,6 +74,10 @@ static inline struct emu_device *to_emu_device(struct nic_dev *ndev)
 int nic_start(void);
 /* the thread has something new to look at; nic.lock held */
 void nic_kick(void);
+/* a QP is being destroyed: send what its doorbell asked for (thread.c) */
+void nic_drain_sq(struct emu_nic_qp *q);
+/* rings and doorbell records the NIC reaches as DMA (thread.c) */
+void nic_dma_area(const void *addr, size_t len);
 
 /* glue.c */
 extern const struct nic_dev_ops nic_emu_ops;

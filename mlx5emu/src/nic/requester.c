@@ -136,8 +136,10 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 	}
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
-	/* unreliable: gone is done, whatever became of it */
-	return nic_qp_transport(qp)->reliable ? ack : NIC_ACK;
+	/* unreliable: gone is done, whatever became of it; a full link
+	 * (NIC_STALL) did not take it, so it goes again later */
+	return nic_qp_transport(qp)->reliable || ack == NIC_STALL ? ack :
+								    NIC_ACK;
 }
 
 static bool window_full(const struct nic_qp *qp, uint32_t len)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Debian's qperf on the emulated device, waiting for completion events
+# (its default, no -P 1) and ending each test with SIGALRM:
+#
+#   qperf_test.sh PORT ROUNDS TEST...
+#
+# One server and ROUNDS client runs of every TEST, each a separate
+# `$MLX5EMU run`. Every run must report a latency.
+. "$(dirname "$0")/../lib.sh"
+: "${MLX5EMU:?}"
+port=$1 rounds=$2
+shift 2
+scratch_dir out
+timeout -k 2 600 "$MLX5EMU" run -- qperf -lp "$port" >"$out/srv" 2>&1 &
+srv=$!
+at_exit "kill $srv 2>/dev/null; wait $srv 2>/dev/null"
+wait_listening "$port" "$srv" || die "the qperf server does not listen"
+
+fail=0
+for r in $(seq "$rounds"); do
+	for t in "$@"; do
+		if timeout -k 2 60 "$MLX5EMU" run -- qperf -lp "$port" -t 1 \
+			localhost "$t" >"$out/cli" 2>&1 &&
+			grep -q 'latency *=' "$out/cli"; then
+			echo "round $r $t: $(grep 'latency' "$out/cli" | tr -s ' ')"
+		else
+			echo "round $r $t: FAILED"
+			cat "$out/cli"
+			fail=1
+		fi
+	done
+done
+if [ $fail -ne 0 ]; then
+	echo "--- server:"
+	cat "$out/srv"
+	die "a qperf run reported no latency"
+fi
