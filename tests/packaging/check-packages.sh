@@ -143,7 +143,7 @@ wait $server || { cat "$out/ib_write_bw.server"; die "ib_write_bw server failed"
 grep -q 'BW average' "$out/ib_write_bw.client" || die "ib_write_bw printed no result"
 
 section "our benchmark: ib_write_mt (perftest-ext)"
-emu ib_write_mt --loopback --endpoints=levels --threads=2 -n 2000 2>&1 | tail -n 12
+emu ib_write_mt --loopback --endpoints=levels --threads=4 -n 2000 2>&1 | tail -n 12
 
 section "pyverbs"
 in_root python3 -c 'import pyverbs; print("import pyverbs:", pyverbs.__file__)'
