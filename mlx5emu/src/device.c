@@ -103,6 +103,7 @@ static void parse_env(void)
 	emu_cfg.nic_idle_us = env_option(EMU_OPTION_NIC_IDLE_US, NULL);
 	emu_cfg.nic_budget = env_option(EMU_OPTION_NIC_BUDGET, NULL);
 	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
+	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
 }
 
 static void init_once(void)

@@ -62,6 +62,7 @@ struct emu_config {
 	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
+	bool maps_query; /* pointer checks may use PROCMAP_QUERY */
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	bool nic_spin; /* the NIC thread never sleeps */

@@ -115,6 +115,12 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.help = "QPs one process may hold per device (max_qp);\n"
 			"at most its QPN slot, 65280",
 	},
+	[EMU_OPTION_MAPS_QUERY] = {
+		.var = "MLX5EMU_MAPS_QUERY", .kind = EMU_OPT_BOOL, .def = "on",
+		.help = "check user pointers with PROCMAP_QUERY;\n"
+			"off: read /proc/self/maps, as kernels\n"
+			"before 6.11 must",
+	},
 };
 
 const struct emu_option *emu_option_find(const char *name)
