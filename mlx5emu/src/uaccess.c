@@ -116,8 +116,8 @@ static int access_ok_by_text(int fd, uint64_t addr, uint64_t end, int prot)
 		if (sscanf(buf, "%lx-%lx %4s", &start, &stop, perms) == 3 &&
 		    stop > cur) {
 			/* lines come in address order: a gap ends it */
-			if (start > cur ||
-			    !perms_allow(perms[0] == 'r', perms[1] == 'w', prot))
+			if (start > cur || !perms_allow(perms[0] == 'r',
+							perms[1] == 'w', prot))
 				return -EFAULT;
 			cur = stop;
 			if (cur >= end)
