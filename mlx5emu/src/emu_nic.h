@@ -44,6 +44,8 @@ void nic_arm_srq(struct emu_srq *srq); /* the limit was armed */
 void nic_detach_srq(struct emu_srq *srq);
 /* extra lines of the process's attribution file (nic/doorbell.c) */
 void nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
+/* the NIC thread's scheduling class (nic/pace.c), "none" before it runs */
+const char *nic_pace_class(void);
 
 /* control path -> fabric (fabric/fabric.c) */
 /* QPNs unique per emulated device across processes */
