@@ -62,13 +62,14 @@ avg=$(awk '/^Final:/ { printf "%.1f", 2 * $4 }' "$tmp/client")
 row "UCX tag_lat (rc_mlx5), 8 B, round trip" "median ${med:-?} us" "average ${avg:-?} us" \
 	"UCX_TLS=rc_mlx5,ud_mlx5,self mlx5emu run -- ucx_perftest -t tag_lat -n $iters [-p P] [localhost]"
 
-if command -v mpirun.openmpi >/dev/null && [ -x "$build/stage/bin/mpi_pingpong" ]; then
+bench=$build/mlx5emu/bench
+if command -v mpirun.openmpi >/dev/null && [ -x "$bench/mpi_pingpong" ]; then
 	mpi=(mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 --mca pml ucx
-		--mca btl self -x UCX_TLS=^sm,tcp mpi_pingpong --iters="$iters")
+		--mca btl self -x UCX_TLS=^sm,tcp "$bench/mpi_pingpong" --iters="$iters")
 	timeout -k 2 300 mlx5emu run -- "${mpi[@]}" >"$tmp/mpi" 2>&1 || true
 	read -r med p99 < <(sed -n 's/.*median \([0-9.]*\) us, 99% \([0-9.]*\) us.*/\1 \2/p' "$tmp/mpi")
 	row "Open MPI ping-pong (pml ucx), 8 B, round trip" "median ${med:-?} us" "99% ${p99:-?} us" \
-		"mlx5emu run -- ${mpi[*]}"
+		"mlx5emu run -- ${mpi[*]/$build/build}"
 fi
 
 for mode in cross loopback; do
@@ -80,8 +81,9 @@ wmt="ib_write_mt --loopback --endpoints=dynamic --threads=2 -n 200000"
 rate=$(mlx5emu run -- $wmt 2>&1 | awk '$1 == "dynamic" { print $4 }')
 row "ib_write_mt dynamic, 2 threads" "${rate:-?} Mmsg/s" "" "mlx5emu run -- $wmt"
 
-idle=$(mlx5emu run -- emu_idle_cpu --seconds=5 | awk '/^idle/ { print $2 }')
-row "idle process, 2 RC QPs" "${idle:-?} of a core" "" "mlx5emu run -- emu_idle_cpu --seconds=5"
+idle=$(mlx5emu run -- "$bench/emu_idle_cpu" --seconds=5 | awk '/^idle/ { print $2 }')
+row "idle process, 2 RC QPs" "${idle:-?} of a core" "" \
+	"mlx5emu run -- build/mlx5emu/bench/emu_idle_cpu --seconds=5"
 
 {
 	echo "$(nproc) CPUs, $(uname -r), NIC class ${MLX5EMU_NIC_SCHED:-auto}, $(date -u +%F)"
