@@ -12,10 +12,10 @@
  * wakes, in the first of these the process may have:
  *
  *   fifo   SCHED_FIFO (root, CAP_SYS_NICE or RLIMIT_RTPRIO): a wake-up
- *          runs at once. A real-time thread that stays busy would starve
- *          the application on a small machine, so after NIC_PACE_BURST_US
- *          of work without a sleep it drops to the default class until
- *          it next sleeps.
+ *          runs at once. A real-time thread that stays busy, or wakes
+ *          every few microseconds, would starve the application on a small
+ *          machine, so one that used more than half a core over 10 ms
+ *          spends the next 10 ms in the default class.
  *   slice  a short slice of the default class (sched_attr.sched_runtime,
  *          honoured by Linux 6.12's EEVDF; no privilege): a waking task
  *          whose slice is shorter preempts the running one.
@@ -44,7 +44,8 @@
 #include "glue.h"
 
 #define NIC_PACE_SLICE_NS 100000 /* EEVDF's shortest slice */
-#define NIC_PACE_BURST_US 500 /* the longest real-time run without sleep */
+#define NIC_PACE_WINDOW_NS 10000000 /* real time is granted per 10 ms */
+#define NIC_PACE_FIFO_SHARE 50 /* % of a core it may use in real time */
 
 /* include/uapi/linux/sched/types.h; glibc 2.36 has no wrapper */
 struct nic_sched_attr {
@@ -70,7 +71,9 @@ static const char *const class_names[] = {
 /* written by the NIC thread as it starts, read by the stat writer */
 static enum emu_nic_sched nic_class = EMU_NIC_SCHED_AUTO; /* no thread */
 static bool demoted; /* fifo: running in the default class for now */
-static struct timespec busy_since;
+static struct {
+	uint64_t wall, cpu; /* where the current window started, in ns */
+} window;
 
 static int set_fifo(bool on)
 {
@@ -106,7 +109,7 @@ void nic_pace_start(void)
 	if (emu_cfg.nic_spin || RUNNING_ON_VALGRIND)
 		want = EMU_NIC_SCHED_OTHER;
 	demoted = false; /* a fork child's thread starts afresh */
-	busy_since = (struct timespec){};
+	window.wall = window.cpu = 0;
 	if ((want == EMU_NIC_SCHED_AUTO || want == EMU_NIC_SCHED_FIFO) &&
 	    !set_fifo(true))
 		got = EMU_NIC_SCHED_FIFO;
@@ -141,29 +144,34 @@ bool nic_pace_may_spin(void)
 	return nic_class == EMU_NIC_SCHED_OTHER;
 }
 
-/* A pass found work: a real-time thread busy for too long steps down. */
-void nic_pace_busy(void)
+static uint64_t clock_ns(clockid_t id)
 {
-	struct timespec now;
-	long us;
+	struct timespec ts;
 
-	if (nic_class != EMU_NIC_SCHED_FIFO || demoted)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!busy_since.tv_sec && !busy_since.tv_nsec) {
-		busy_since = now;
-		return;
-	}
-	us = (now.tv_sec - busy_since.tv_sec) * 1000000L +
-	     (now.tv_nsec - busy_since.tv_nsec) / 1000;
-	if (us >= NIC_PACE_BURST_US && !set_fifo(false))
-		demoted = true;
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The thread is about to sleep: its next wake-up preempts again. */
-void nic_pace_sleep(void)
+/*
+ * Called on every pass. A real-time thread that used more than
+ * NIC_PACE_FIFO_SHARE of a core over the last window (busy, or waking
+ * every few microseconds) spends the next one in the default class.
+ */
+void nic_pace_account(void)
 {
-	busy_since = (struct timespec){};
-	if (demoted && !set_fifo(true))
-		demoted = false;
+	uint64_t wall, cpu;
+	bool over;
+
+	if (nic_class != EMU_NIC_SCHED_FIFO)
+		return;
+	wall = clock_ns(CLOCK_MONOTONIC);
+	if (wall - window.wall < NIC_PACE_WINDOW_NS)
+		return;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	over = (cpu - window.cpu) * 100 >
+	       (wall - window.wall) * NIC_PACE_FIFO_SHARE;
+	if (over != demoted && !set_fifo(!over))
+		demoted = over;
+	window.wall = wall;
+	window.cpu = cpu;
 }

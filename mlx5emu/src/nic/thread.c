@@ -127,8 +127,8 @@ static void *nic_thread(void *arg)
 	for (;;) {
 		if (!(nic.passes & 4095))
 			stat_refresh();
+		nic_pace_account();
 		if (nic_pass()) {
-			nic_pace_busy();
 			idle = slept_us = 0;
 			sleep_us = 1;
 			continue;
@@ -141,7 +141,6 @@ static void *nic_thread(void *arg)
 		}
 		if (emu_list_empty(&nic.qps) && emu_list_empty(&nic.cqs)) {
 			/* nothing to watch: wait for the control path */
-			nic_pace_sleep();
 			pthread_cond_wait(&nic.wake, &nic.lock);
 			continue;
 		}
@@ -154,7 +153,6 @@ static void *nic_thread(void *arg)
 			continue;
 		}
 		stat_refresh();
-		nic_pace_sleep();
 		nic_sleep(sleep_us);
 		if (slept_us < NIC_WARM_US)
 			slept_us += sleep_us;
