@@ -243,13 +243,16 @@ static void expect_traced(uint32_t src, uint32_t dst, const char *fate)
 		snprintf(want, sizeof(want), "ud dropped src_qpn=0x%x ", src);
 	while (!found && fgets(line, sizeof(line), f)) {
 		char dest[32], reason[32];
+		const char *r;
 
 		snprintf(dest, sizeof(dest), " dest_qpn=0x%x ", dst);
-		snprintf(reason, sizeof(reason), " reason=%s\n", fate);
+		snprintf(reason, sizeof(reason), " reason=%s", fate);
+		r = strstr(line, reason);
 		found = !strncmp(line, tag, strlen(tag)) &&
 			!strncmp(line + strlen(tag), want, strlen(want)) &&
 			strstr(line, dest) &&
-			(!strcmp(fate, "delivered") || strstr(line, reason));
+			(!strcmp(fate, "delivered") ||
+			 (r && strchr(" \n", r[strlen(reason)])));
 	}
 	fclose(f);
 	if (!found)

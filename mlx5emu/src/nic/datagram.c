@@ -10,6 +10,7 @@
  * A datagram is counted on the device it arrived at (unreachable: on the
  * sender's). Everything here runs under nic.lock.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "glue.h"
@@ -27,20 +28,41 @@ void nic_ud_trace_sent(const struct nic_pkt *pkt)
 		pkt->len);
 }
 
+/*
+ * No receive WQE: what the application has posted (its RCV_DBR, or the
+ * SRQ's) and taken, and the CQEs it has not polled, so a trace shows
+ * whether it stopped reposting or stopped polling.
+ */
+static void rq_state(const struct nic_qp *qp, char *buf, size_t len)
+{
+	uint32_t ci = nic_be32_load(&qp->rcq->dbrec[0]) & 0xffffff;
+
+	if (qp->srq)
+		snprintf(buf, len, " srq_taken=%u", qp->srq->ci);
+	else
+		snprintf(buf, len, " rq_posted=%u rq_taken=%u",
+			 nic_rq_doorbell(qp), qp->rq_ci);
+	snprintf(buf + strlen(buf), len - strlen(buf), " cq_unpolled=%u",
+		 (qp->rcq->prod - ci) & 0xffffff);
+}
+
 void nic_ud_report(struct nic_dev *dev, const struct nic_qp *qp,
 		   const struct nic_pkt *pkt, enum nic_ud_fate fate)
 {
+	char rq[96] = "";
+
 	(void)dev;
-	(void)qp;
 	counts_dirty = true;
 	if (emu_cfg.trace_fd < 0)
 		return;
+	if (fate == NIC_UD_NO_WQE && qp)
+		rq_state(qp, rq, sizeof(rq));
 	emu_trace(
-		"ud %s src_qpn=0x%x slid=%u dlid=%u dest_qpn=0x%x psn=%u len=%u%s%s",
+		"ud %s src_qpn=0x%x slid=%u dlid=%u dest_qpn=0x%x psn=%u len=%u%s%s%s",
 		fate == NIC_UD_DELIVERED ? "delivered" : "dropped",
 		pkt->src_qpn, pkt->slid, pkt->dlid, pkt->dest_qpn, pkt->psn,
 		pkt->len, fate == NIC_UD_DELIVERED ? "" : " reason=",
-		fate == NIC_UD_DELIVERED ? "" : nic_ud_fate_names[fate]);
+		fate == NIC_UD_DELIVERED ? "" : nic_ud_fate_names[fate], rq);
 }
 
 bool nic_ud_counts_dirty(void)
