@@ -269,6 +269,9 @@ static void ud_drop_reasons(void **state)
 	struct ibv_qp *a = ud_qp(e, true), *b = ud_qp(e, true);
 	struct ibv_qp *init = ud_qp(e, false), *rc = rc_qp_rtr(e);
 	struct ibv_qp *small = ud_qp(e, true), *badkey = ud_qp(e, true);
+	/* the trace names them by number, also once they are destroyed */
+	uint32_t qpn[] = { b->qp_num, init->qp_num, rc->qp_num, small->qp_num,
+			   badkey->qp_num };
 	/* a QPN of our slot nobody has, and one of a slot nobody holds */
 	uint32_t no_qp = b->qp_num + 0x1000, far = 200u << 16 | 0x100;
 	unsigned long long n[NFATES];
@@ -308,15 +311,15 @@ static void ud_drop_reasons(void **state)
 	for (i = 0; i < NFATES; i++)
 		assert_int_equal(counted(e, n, fates[i]),
 				 strcmp(fates[i], "cq_overrun") ? 1 : 0);
-	expect_traced(a->qp_num, b->qp_num, "no_wqe");
-	expect_traced(a->qp_num, b->qp_num, "qkey");
-	expect_traced(a->qp_num, b->qp_num, "delivered");
-	expect_traced(a->qp_num, init->qp_num, "qp_state");
-	expect_traced(a->qp_num, rc->qp_num, "qp_type");
+	expect_traced(a->qp_num, qpn[0], "no_wqe");
+	expect_traced(a->qp_num, qpn[0], "qkey");
+	expect_traced(a->qp_num, qpn[0], "delivered");
+	expect_traced(a->qp_num, qpn[1], "qp_state");
+	expect_traced(a->qp_num, qpn[2], "qp_type");
 	expect_traced(a->qp_num, no_qp, "no_qp");
 	expect_traced(a->qp_num, far, "unreachable");
-	expect_traced(a->qp_num, small->qp_num, "too_long");
-	expect_traced(a->qp_num, badkey->qp_num, "bad_wqe");
+	expect_traced(a->qp_num, qpn[3], "too_long");
+	expect_traced(a->qp_num, qpn[4], "bad_wqe");
 	assert_int_equal(ibv_destroy_qp(a), 0);
 }
 
@@ -353,11 +356,11 @@ static void ud_cq_overrun(void **state)
 	send_to(e, a, b->qp_num, QKEY, 8);
 	assert_int_equal(ibv_poll_cq(e->rcq, 1, wc), 0);
 
+	expect_traced(a->qp_num, b->qp_num, "cq_overrun");
 	assert_int_equal(ibv_destroy_qp(b), 0);
 	read_counts(n);
 	assert_int_equal(counted(e, n, "delivered"), ring);
 	assert_int_equal(counted(e, n, "cq_overrun"), 3);
-	expect_traced(a->qp_num, b->qp_num, "cq_overrun");
 	assert_int_equal(ibv_destroy_qp(a), 0);
 }
 
