@@ -101,8 +101,10 @@ static void parse_env(void)
 		 v ? v : emu_option_default(&emu_options[EMU_OPTION_FABRIC]));
 	emu_cfg.nic_spin = env_option(EMU_OPTION_NIC, NULL) == EMU_NIC_SPIN;
 	emu_cfg.nic_idle_us = env_option(EMU_OPTION_NIC_IDLE_US, NULL);
+	emu_cfg.nic_sched = env_option(EMU_OPTION_NIC_SCHED, NULL);
 	emu_cfg.nic_budget = env_option(EMU_OPTION_NIC_BUDGET, NULL);
 	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
+	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
 }
 
 static void init_once(void)

@@ -50,6 +50,14 @@ enum emu_nic_mode {
 	EMU_NIC_SPIN,
 };
 
+/* the NIC thread's scheduling class (nic/pace.c) */
+enum emu_nic_sched {
+	EMU_NIC_SCHED_AUTO,
+	EMU_NIC_SCHED_FIFO,
+	EMU_NIC_SCHED_SLICE,
+	EMU_NIC_SCHED_OTHER,
+};
+
 struct emu_config {
 	const struct emu_model *model;
 	unsigned int ndevices;
@@ -62,9 +70,11 @@ struct emu_config {
 	unsigned int uar_id_end; /* HW UAR indices below this (device size) */
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
+	bool maps_query; /* pointer checks may use PROCMAP_QUERY */
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	bool nic_spin; /* the NIC thread never sleeps */
+	enum emu_nic_sched nic_sched; /* the class it asks for */
 	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
 	unsigned int nic_budget; /* WQEs per QP per pass */
 	unsigned int max_qp; /* QPs per process and device, <= EMU_MAX_QP */

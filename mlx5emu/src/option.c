@@ -13,6 +13,8 @@ static const char *const models[] = { "cx4", "cx5", "cx6", NULL };
 static const char *const uar_modes[] = { "dynamic", "static", NULL };
 static const char *const transports[] = { "write", "ioctl", NULL };
 static const char *const nic_modes[] = { "poll", "spin", NULL };
+static const char *const nic_scheds[] = { "auto", "fifo", "slice", "other",
+					  NULL };
 
 #define UINT_RANGE(lo, hi) .kind = EMU_OPT_UINT, .min = (lo), .max = (hi)
 
@@ -101,8 +103,16 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 	},
 	[EMU_OPTION_NIC_IDLE_US] = {
 		.var = "MLX5EMU_NIC_IDLE_US", .arg = "N", UINT_RANGE(0, 1000000),
-		.def = "200",
-		.help = "longest idle sleep of the NIC thread, in us",
+		.def = "2000",
+		.help = "longest idle sleep of the NIC thread, in us\n"
+			"(200 at most until idle for 0.1 s)",
+	},
+	[EMU_OPTION_NIC_SCHED] = {
+		.var = "MLX5EMU_NIC_SCHED", .kind = EMU_OPT_CHOICE,
+		.choices = nic_scheds, .def = "auto",
+		.help = "the NIC thread's class: fifo where permitted,\n"
+			"else a short slice (Linux 6.12), else other\n"
+			"(a woken NIC waits for a scheduler tick)",
 	},
 	[EMU_OPTION_NIC_BUDGET] = {
 		.var = "MLX5EMU_NIC_BUDGET", .arg = "N", UINT_RANGE(0, 65535),
@@ -115,6 +125,12 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.def = "65280",
 		.help = "QPs one process may hold per device (max_qp);\n"
 			"at most its QPN slot, 65280",
+	},
+	[EMU_OPTION_MAPS_QUERY] = {
+		.var = "MLX5EMU_MAPS_QUERY", .kind = EMU_OPT_BOOL, .def = "on",
+		.help = "check user pointers with PROCMAP_QUERY;\n"
+			"off: read /proc/self/maps, as kernels\n"
+			"before 6.11 must",
 	},
 };
 

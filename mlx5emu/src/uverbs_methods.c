@@ -83,6 +83,23 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 }
 
 /*
+ * The response attributes in ids (bit per id) that are present, checked
+ * writable before a create runs: the kernel aborts a new object whose
+ * copy-out fails, so nothing may be created that could not be answered.
+ */
+static int check_out(const struct attrs *at, uint32_t ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_CORE_ATTR; i++)
+		if ((ids & (1U << i)) && at->a[i] &&
+		    (!at->a[i]->data ||
+		     emu_access_ok(at->a[i]->data, at->a[i]->len, PROT_WRITE)))
+			return -EFAULT;
+	return 0;
+}
+
+/*
  * Runs the write handler fn on the core request decoded from the attributes
  * (an extended one when there is one), with UHW_IN/OUT as its driver data.
  */
@@ -278,6 +295,9 @@ static int cq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 			-1;
 	if (at.a[UVERBS_ATTR_CREATE_CQ_FLAGS])
 		req.flags = in_val(at.a[UVERBS_ATTR_CREATE_CQ_FLAGS]);
+	ret = check_out(&at, BIT(UVERBS_ATTR_CREATE_CQ_RESP_CQE));
+	if (ret)
+		return ret;
 	ret = run_cmd(ctx, &at, emu_cmd_create_cq, &req, sizeof(req), &resp,
 		      sizeof(resp));
 	if (ret)
@@ -368,6 +388,10 @@ static int qp_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	req.sq_sig_all = !!(flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL);
 	req.create_flags = flags & ~IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	req.qp_type = in_val(at.a[UVERBS_ATTR_CREATE_QP_TYPE]);
+	ret = check_out(&at, BIT(UVERBS_ATTR_CREATE_QP_RESP_CAP) |
+				     BIT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM));
+	if (ret)
+		return ret;
 	ret = run_cmd(ctx, &at, emu_cmd_create_qp, &req, sizeof(req), &resp,
 		      sizeof(resp));
 	if (ret)
@@ -445,6 +469,11 @@ static int srq_create(struct emu_context *ctx, struct ib_uverbs_ioctl_hdr *hdr)
 	req.max_wr = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_MAX_WR]);
 	req.max_sge = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_MAX_SGE]);
 	req.srq_limit = in_val(at.a[UVERBS_ATTR_CREATE_SRQ_LIMIT]);
+	ret = check_out(&at, BIT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR) |
+				     BIT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE) |
+				     BIT(UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM));
+	if (ret)
+		return ret;
 	ret = run_cmd(ctx, &at, emu_cmd_create_srq, &req, sizeof(req), &resp,
 		      sizeof(resp));
 	if (ret)

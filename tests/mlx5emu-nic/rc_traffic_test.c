@@ -595,6 +595,68 @@ static void test_loopback_and_malformed(void **state)
 	end_close(&p.b);
 }
 
+/*
+ * A QP created without a send queue (max_send_wr 0), its send doorbell
+ * record moved by hand and its register rung: the device ignores it (the
+ * NIC once read megabytes past the QP's buffer), and the NIC still moves
+ * the other QPs' data afterwards.
+ */
+static void test_doorbell_without_send_queue(void **state)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_recv_wr = 4, .max_recv_sge = 1 },
+	};
+	struct mlx5dv_qp dq = {};
+	struct mlx5dv_obj obj = { .qp = { .out = &dq } };
+	uint64_t word = 0x5e5e;
+	struct ibv_sge sge = { (uintptr_t)&word, 8, 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = 9,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+	}, *bad;
+	struct pair p = {};
+	struct ibv_qp *nosq, *peer;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	(void)state;
+	pair_open(&p);
+	qa.send_cq = qa.recv_cq = p.a.cq;
+	nosq = ibv_create_qp(p.a.pd, &qa);
+	peer = ibv_create_qp(p.a.pd, &qa);
+	assert_non_null(nosq);
+	assert_non_null(peer);
+	/* in RTS, where the NIC walks a send queue */
+	assert_int_equal(
+		rc_connect_pair(nosq, peer, 1, IBV_ACCESS_REMOTE_WRITE), 0);
+	obj.qp.in = nosq;
+	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	assert_int_equal(dq.sq.wqe_cnt, 0);
+	for (i = 1; i <= 3; i++) {
+		dq.dbrec[MLX5_SND_DBR] = htobe32(i * 1000);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		*(volatile uint64_t *)dq.bf.reg = 0;
+		usleep(20000); /* the NIC looks at every doorbell meanwhile */
+	}
+	assert_int_equal(ibv_poll_cq(p.a.cq, 1, &wc), 0);
+	/* the NIC is alive and serves the other QPs */
+	wr.wr.rdma.remote_addr = (uintptr_t)p.b.rw_buf;
+	wr.wr.rdma.rkey = p.b.rw->rkey;
+	assert_int_equal(ibv_post_send(p.a.qp, &wr, &bad), 0);
+	assert_int_equal(poll_one(p.a.cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 9);
+	assert_memory_equal(p.b.rw_buf, &word, 8);
+	assert_int_equal(ibv_destroy_qp(nosq), 0);
+	assert_int_equal(ibv_destroy_qp(peer), 0);
+	end_close(&p.a);
+	end_close(&p.b);
+}
+
 /* a fork() child gets a NIC of its own for the contexts it opens */
 static void test_fork_child(void **state)
 {
@@ -645,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_atomics),
 		cmocka_unit_test(test_remote_access_error),
 		cmocka_unit_test(test_loopback_and_malformed),
+		cmocka_unit_test(test_doorbell_without_send_queue),
 		cmocka_unit_test(test_fork_child),
 	};
 

@@ -5,7 +5,7 @@
  * attributes, rings, doorbell records, MRs) answers EFAULT when it does
  * not point at memory of the right kind, as umem and doorbell pinning do;
  * and a process gets no more QPs than max_qp says, all in its QPN slot.
- *   cmd_check_test [pointers|qp_limit]
+ *   cmd_check_test [pointers|native|qp_limit]   (native: --transport=ioctl)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,6 +94,39 @@ static void ioctl_pointers(void **state)
 	}
 	c = raw_uar_alloc_cmd(0, &o);
 	assert_int_equal(raw_ioctl(r->fd, &c), 0);
+}
+
+/*
+ * A native create method (--transport=ioctl) whose response attribute
+ * cannot be written fails with EFAULT and keeps nothing, as the kernel
+ * aborts the new object when its copy-out fails.
+ */
+static void native_out_pointers(void **state)
+{
+	struct raw_ctx *r = *state;
+	struct native_create_cq_cmd c;
+	char *mem = r->mem;
+	void *ro = raw_readonly_page();
+	uint32_t first;
+
+	raw_native_create_cq_cmd(&c, mem + 8 * RAW_PAGE, mem + 9 * RAW_PAGE, 63,
+				 r);
+	assert_int_equal(raw_ioctl(r->fd, &c), 0);
+	first = raw_native_cq_handle(&c);
+	/* the CQE count out, then the driver's response, unwritable */
+	raw_native_create_cq_cmd(&c, mem + 10 * RAW_PAGE, mem + 11 * RAW_PAGE,
+				 63, r);
+	c.attr[4].data = (uintptr_t)ro;
+	assert_int_equal(raw_ioctl(r->fd, &c), EFAULT);
+	raw_native_create_cq_cmd(&c, mem + 10 * RAW_PAGE, mem + 11 * RAW_PAGE,
+				 63, r);
+	c.attr[6].data = (uintptr_t)ro;
+	assert_int_equal(raw_ioctl(r->fd, &c), EFAULT);
+	/* nothing was kept: the next CQ takes the next handle */
+	raw_native_create_cq_cmd(&c, mem + 10 * RAW_PAGE, mem + 11 * RAW_PAGE,
+				 63, r);
+	assert_int_equal(raw_ioctl(r->fd, &c), 0);
+	assert_int_equal(raw_native_cq_handle(&c), first + 1);
 }
 
 static void rings_and_doorbells(void **state)
@@ -260,11 +293,17 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(max_qp_in_slot, ctx_setup,
 						ctx_teardown),
 	};
+	const struct CMUnitTest native[] = {
+		cmocka_unit_test_setup_teardown(native_out_pointers, ctx_setup,
+						ctx_teardown),
+	};
 	const struct CMUnitTest limit[] = {
 		cmocka_unit_test_setup_teardown(qp_limit, ctx_setup,
 						ctx_teardown),
 	};
 
+	if (argc > 1 && !strcmp(argv[1], "native"))
+		return cmocka_run_group_tests(native, NULL, NULL);
 	if (argc > 1 && !strcmp(argv[1], "qp_limit"))
 		return cmocka_run_group_tests(limit, NULL, NULL);
 	return cmocka_run_group_tests(pointers, NULL, NULL);

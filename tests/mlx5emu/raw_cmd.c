@@ -187,6 +187,61 @@ struct uar_alloc_cmd raw_uar_alloc_cmd(uint32_t type, struct uar_alloc_out *o)
 	return c;
 }
 
+void raw_native_create_cq_cmd(struct native_create_cq_cmd *c, void *buf,
+			      void *db, uint32_t cqe, const struct raw_ctx *r)
+{
+	struct ib_uverbs_attr *a = c->attr;
+
+	memset(c, 0, sizeof(*c));
+	c->hdr = (struct ib_uverbs_ioctl_hdr){
+		.length = sizeof(c->hdr) + sizeof(c->attr),
+		.object_id = UVERBS_OBJECT_CQ,
+		.method_id = UVERBS_METHOD_CQ_CREATE,
+		.num_attrs = 7,
+		.driver_id = RDMA_DRIVER_MLX5,
+	};
+	c->drv = (struct mlx5_ib_create_cq){ .buf_addr = (uintptr_t)buf,
+					     .db_addr = (uintptr_t)db,
+					     .cqe_size = 64 };
+	if (r->dynamic) {
+		c->drv.flags = MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX;
+		c->drv.uar_page_index = r->uar_nc;
+	}
+	a[0] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_CREATE_CQ_HANDLE,
+					.flags = UVERBS_ATTR_F_MANDATORY };
+	a[1] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_CREATE_CQ_CQE,
+					.len = 4,
+					.flags = UVERBS_ATTR_F_MANDATORY,
+					.data = cqe };
+	a[2] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+		.len = 8,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+	};
+	a[3] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
+		.len = 4,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+	};
+	a[4] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_CREATE_CQ_RESP_CQE,
+		.len = 4,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = (uintptr_t)&c->resp_cqe,
+	};
+	a[5] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_UHW_IN,
+					.len = sizeof(c->drv),
+					.data = (uintptr_t)&c->drv };
+	a[6] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_UHW_OUT,
+					.len = sizeof(c->drv_resp),
+					.data = (uintptr_t)&c->drv_resp };
+}
+
+uint32_t raw_native_cq_handle(const struct native_create_cq_cmd *c)
+{
+	return c->attr[0].data;
+}
+
 /* map what libmlx5 maps: the emulator then need not look for it */
 static int raw_map_uar(struct raw_ctx *r, off_t off, size_t len)
 {

@@ -74,6 +74,15 @@ struct uar_alloc_cmd {
 	struct ib_uverbs_attr attr[5];
 };
 
+/* CQ_CREATE, the native method (--transport=ioctl) */
+struct native_create_cq_cmd {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attr[7];
+	struct mlx5_ib_create_cq drv;
+	struct mlx5_ib_create_cq_resp drv_resp;
+	uint32_t resp_cqe;
+};
+
 struct uar_alloc_out {
 	uint64_t mmap_offset;
 	uint32_t mmap_length;
@@ -102,6 +111,11 @@ struct create_qp_cmd raw_create_qp_cmd(struct create_qp_resp *resp,
 				       void *db, uint32_t sq_wqes,
 				       uint32_t rq_wqes);
 struct uar_alloc_cmd raw_uar_alloc_cmd(uint32_t type, struct uar_alloc_out *o);
+/* fills c (whose attributes point into it) for a CQ of cqe entries */
+void raw_native_create_cq_cmd(struct native_create_cq_cmd *c, void *buf,
+			      void *db, uint32_t cqe, const struct raw_ctx *r);
+/* the handle a successful native create put in its handle attribute */
+uint32_t raw_native_cq_handle(const struct native_create_cq_cmd *c);
 
 /* 0 or the errno of write()/ioctl() */
 int raw_write(int fd, const void *cmd, size_t len);

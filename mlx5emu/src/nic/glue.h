@@ -76,6 +76,10 @@ int nic_start(void);
 void nic_kick(void);
 /* a QP is being destroyed: send what its doorbell asked for (thread.c) */
 void nic_drain_sq(struct emu_nic_qp *q);
+/* pace.c: the thread's scheduling class and what it implies */
+void nic_pace_start(void);
+bool nic_pace_may_spin(void);
+void nic_pace_account(void);
 /* rings and doorbell records the NIC reaches as DMA (thread.c) */
 void nic_dma_area(const void *addr, size_t len);
 

@@ -7,9 +7,10 @@
  * what makes modify-to-RESET and destroy synchronous (no CQE after return).
  *
  * Doorbells are plain stores into the application's memory, so they cannot
- * wake us: the thread polls SND_DBR/ARM_DB, spins a little while there is
- * work and then sleeps with growing intervals (in poll() on the fabric's
- * sockets, so a peer's request still wakes it at once). MLX5EMU_NIC=spin
+ * wake us: the thread polls SND_DBR/ARM_DB and, when idle, sleeps with
+ * growing intervals (in poll() on the fabric's sockets, so a peer's
+ * request still wakes it at once); in the default scheduling class only
+ * it spins a little first (pace.c says why). MLX5EMU_NIC=spin
  * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep;
  * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
  */
@@ -29,6 +30,14 @@
 #define NIC_BUDGET 64 /* WQEs per QP per pass, for fairness */
 #define NIC_SPIN_PASSES 256 /* idle passes before the first sleep */
 #define NIC_DRAIN_PASSES 64 /* at most, for a QP being destroyed */
+/*
+ * Idle sleeps stop growing at NIC_WARM_SLEEP_US until the thread has slept
+ * NIC_WARM_US in a row: traffic that pauses briefly is picked up quickly.
+ * Past that they grow to MLX5EMU_NIC_IDLE_US: on a virtual machine a
+ * wake-up costs 10-30 us of CPU, and an idle process must stay cheap.
+ */
+#define NIC_WARM_SLEEP_US 200
+#define NIC_WARM_US 100000
 
 struct nic_engine nic = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -109,18 +118,25 @@ static void nic_sleep(unsigned int us)
 
 static void *nic_thread(void *arg)
 {
-	unsigned int idle = 0, sleep_us = 1, kicks = 0;
+	unsigned int idle = 0, sleep_us = 1, kicks = 0, slept_us = 0;
 
 	(void)arg;
 	/* the back-off relies on short sleeps being short */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	nic_pace_start();
 	pthread_mutex_lock(&nic.lock);
 	for (;;) {
 		if (!(nic.passes & 4095))
 			stat_refresh();
-		if (nic_pass() || kicks != nic.kicks) {
+		nic_pace_account();
+		if (nic_pass()) {
+			idle = slept_us = 0;
+			sleep_us = 1;
+			continue;
+		}
+		if (kicks != nic.kicks) {
 			kicks = nic.kicks;
-			idle = 0;
+			idle = slept_us = 0;
 			sleep_us = 1;
 			continue;
 		}
@@ -129,7 +145,8 @@ static void *nic_thread(void *arg)
 			pthread_cond_wait(&nic.wake, &nic.lock);
 			continue;
 		}
-		if (run.spin || ++idle < NIC_SPIN_PASSES) {
+		if (run.spin ||
+		    (nic_pace_may_spin() && ++idle < NIC_SPIN_PASSES)) {
 			pthread_mutex_unlock(&nic.lock);
 			if (!(idle & 63))
 				sched_yield();
@@ -138,8 +155,13 @@ static void *nic_thread(void *arg)
 		}
 		stat_refresh();
 		nic_sleep(sleep_us);
-		if (sleep_us < run.idle_max_us)
+		if (slept_us < NIC_WARM_US)
+			slept_us += sleep_us;
+		if (sleep_us < run.idle_max_us &&
+		    (sleep_us < NIC_WARM_SLEEP_US || slept_us >= NIC_WARM_US))
 			sleep_us *= 2;
+		if (sleep_us > run.idle_max_us)
+			sleep_us = run.idle_max_us;
 	}
 	return NULL;
 }
