@@ -327,6 +327,32 @@ static const char *field(const char *line, const char *key, char *buf,
 	return buf;
 }
 
+/* "datagrams on mlx5_0: 5 delivered, dropped: no_wqe 3 qkey 1" */
+static void print_datagrams(const char *line)
+{
+	char buf[1024], dev[64], delivered[32], *save, *tok;
+	bool dropped = false;
+
+	printf("  datagrams on %s: %s delivered",
+	       field(line, "dev", dev, sizeof(dev)),
+	       field(line, "delivered", delivered, sizeof(delivered)));
+	snprintf(buf, sizeof(buf), "%s", line);
+	buf[strcspn(buf, "\n")] = 0;
+	strtok_r(buf, " ", &save);
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || !strncmp(tok, "pid=", 4) ||
+		    !strncmp(tok, "dev=", 4) ||
+		    !strncmp(tok, "delivered=", 10) || !strcmp(eq, "=0"))
+			continue;
+		*eq = ' ';
+		printf("%s %s", dropped ? "," : ", dropped:", tok);
+		dropped = true;
+	}
+	printf("\n");
+}
+
 static void print_human(const char *line)
 {
 	char a[64], b[64], c[64], d[64], e[64], f[64], g[64];
@@ -378,6 +404,8 @@ static void print_human(const char *line)
 		       field(line, "page_id", b, sizeof(b)),
 		       field(line, "slot", c, sizeof(c)),
 		       field(line, "count", d, sizeof(d)));
+	} else if (!strncmp(line, "datagrams ", 10)) {
+		print_datagrams(line);
 	}
 }
 

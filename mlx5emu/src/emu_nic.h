@@ -19,6 +19,8 @@
 
 #include "emu_verbs.h"
 
+struct nic_dev;
+struct nic_pkt;
 struct nic_qp;
 struct emu_nic_cq;
 struct emu_nic_qp;
@@ -44,6 +46,8 @@ void nic_arm_srq(struct emu_srq *srq); /* the limit was armed */
 void nic_detach_srq(struct emu_srq *srq);
 /* extra lines of the process's attribution file (nic/doorbell.c) */
 void nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
+/* the process's lines of datagram counts (nic/datagram.c) */
+void nic_stat_write_datagrams(FILE *f, int pid);
 /* the NIC thread's scheduling class (nic/pace.c), "none" before it runs */
 const char *nic_pace_class(void);
 
@@ -65,6 +69,10 @@ struct emu_mr *emu_mr_lookup(struct emu_device *dev, uint32_t key);
 /* fabric -> NIC (nic/glue.c) */
 /* the local QP for (dlid, qpn), or NULL */
 struct nic_qp *nic_find_qp(uint16_t dlid, uint32_t qpn);
+/* the local device behind dlid (the first one if none is) */
+struct nic_dev *nic_find_dev(uint16_t dlid);
+/* --trace: a datagram left (nic/datagram.c) */
+void nic_ud_trace_sent(const struct nic_pkt *pkt);
 /* the requesters whose peer process (fabric slot) went away */
 void nic_peer_lost(uint32_t slot);
 

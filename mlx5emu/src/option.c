@@ -82,7 +82,8 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.name = "trace", .var = "MLX5EMU_TRACE", .arg = "FILE",
 		.kind = EMU_OPT_STRING, .flags = EMU_OPTF_OPTIONAL_ARG,
 		.implied = "stderr", .unset = "off",
-		.help = "log every command (to stderr without FILE)",
+		.help = "log every command and UD datagram (to\n"
+			"stderr without FILE)",
 	},
 	[EMU_OPTION_STAT_DIR] = {
 		.name = "stat-dir", .var = "MLX5EMU_STAT_DIR", .arg = "DIR",

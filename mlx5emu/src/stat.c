@@ -16,6 +16,8 @@
  *   qp pid=.. ctx=.. qpn=0x.. page_id=0x.. uar=0x.. type=rc|uc|ud
  *      tid=<thread that created it: tells a program's threads apart>
  *      how=static_bfreg|bfreg_index|uar_page_index bfreg=..
+ *   ring ..       (nic/doorbell.c)
+ *   datagrams ..  (nic/datagram.c)
  *   end pid=..
  */
 #include <errno.h>
@@ -157,6 +159,7 @@ static void write_file(void)
 		exited, nic_pace_class());
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
+	nic_stat_write_datagrams(f, pid);
 	fprintf(f, "end pid=%d\n", pid);
 	if (fclose(f))
 		goto out;

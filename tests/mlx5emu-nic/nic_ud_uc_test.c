@@ -106,6 +106,10 @@ static void test_ud_drops(void **state)
 	assert_int_equal(post_run(e, &p), 1);
 	assert_int_equal(poll_cqe(e, 0)->op_own >> 4, MLX5_CQE_REQ);
 	assert_int_equal(be16toh(poll_cqe(e, 1)->wqe_counter), 0);
+	/* the device counted each by its fate (the fabric counts no QP) */
+	assert_int_equal(e->dev.ud[NIC_UD_NO_WQE], 1);
+	assert_int_equal(e->dev.ud[NIC_UD_QKEY], 1);
+	assert_int_equal(e->dev.ud[NIC_UD_DELIVERED], 1);
 	/* beyond the MTU, or an RC-only opcode: the sender's error */
 	p.sge = &big;
 	post_run(e, &p);

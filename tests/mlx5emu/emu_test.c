@@ -87,6 +87,23 @@ void emu_test_read_stat(struct emu_test_stat *st)
 	assert_int_equal(pclose(f), 0);
 }
 
+unsigned long long emu_test_datagrams(const char *fate)
+{
+	unsigned long long n = 0;
+	char cmd[512], line[1024];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s stat --machine --pid=%d", MLX5EMU_BIN,
+		 getpid());
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (emu_stat_is(line, "datagrams"))
+			n += emu_stat_num(line, fate, 0);
+	assert_int_equal(pclose(f), 0);
+	return n;
+}
+
 unsigned int emu_test_count_pages(const struct emu_test_stat *st, uint32_t ctx,
 				  const char *kind)
 {

@@ -46,6 +46,9 @@ unsigned int emu_test_count_pages(const struct emu_test_stat *st, uint32_t ctx,
 const struct emu_test_qp *emu_test_find_qp(const struct emu_test_stat *st,
 					   uint32_t qpn);
 
+/* the datagrams of this process with that fate ("delivered", "qkey", ...) */
+unsigned long long emu_test_datagrams(const char *fate);
+
 unsigned int emu_test_fd_count(void);
 long emu_test_rss_kib(void);
 

@@ -431,6 +431,9 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 		/* unreliable: executed or dropped, never answered */
 		if (qp && (!tp->connected || qp->dest_qpn == req->src_qpn))
 			nic_respond(qp, &pkt);
+		else if (!tp->connected)
+			nic_ud_fate(nic_find_dev(req->dlid), NULL, &pkt,
+				    NIC_UD_NO_QP);
 		return 0;
 	}
 	/* READ data lands straight in the outgoing buffer */
@@ -843,19 +846,45 @@ void fabric_forget(void)
 	fabric.gen++;
 }
 
+/*
+ * A datagram names its destination: no cached peer. Its fate is counted
+ * where it arrives; one that cannot leave is counted here.
+ */
+static enum nic_ack datagram_xmit(struct nic_dev *dev, int slot,
+				  const struct nic_pkt *pkt)
+{
+	struct nic_qp *peer;
+	enum nic_ack ack;
+
+	if (fabric.slot < 0 || slot == fabric.slot) {
+		nic_ud_trace_sent(pkt);
+		peer = nic_find_qp(pkt->dlid, pkt->dest_qpn);
+		if (peer)
+			return nic_respond(peer, pkt);
+		nic_ud_fate(nic_find_dev(pkt->dlid), NULL, pkt, NIC_UD_NO_QP);
+		return NIC_DROPPED;
+	}
+	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
+		ack = NIC_NAK_NOQP;
+	else
+		ack = remote_xmit(slot, pkt);
+	/* a full link did not take it: it goes again later */
+	if (ack == NIC_STALL)
+		return ack;
+	nic_ud_trace_sent(pkt);
+	if (ack != NIC_ACK)
+		nic_ud_fate(dev, NULL, pkt, NIC_UD_UNREACHABLE);
+	return ack;
+}
+
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt)
 {
 	int slot = fabric_qpn_slot(pkt->dest_qpn);
 	struct nic_qp *peer;
 
-	(void)dev;
-	if ((fabric.slot < 0 || slot == fabric.slot) &&
-	    !nic_qp_transport(qp)->connected) {
-		/* a datagram names its destination: no cached peer */
-		peer = nic_find_qp(pkt->dlid, pkt->dest_qpn);
-		return peer ? nic_respond(peer, pkt) : NIC_DROPPED;
-	}
+	if (!nic_qp_transport(qp)->connected)
+		return datagram_xmit(dev, slot, pkt);
 	if (fabric.slot < 0 || slot == fabric.slot) {
 		if (qp->peer && qp->peer_gen == fabric.gen) {
 			peer = qp->peer;

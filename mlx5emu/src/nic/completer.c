@@ -22,6 +22,7 @@ void nic_cq_init(struct nic_cq *cq)
 {
 	cq->prod = 0;
 	cq->se_prod = 0;
+	cq->overrun = false;
 	/* libmlx5 zeroes ARM_DB, and its first arm writes 0 too: mark idle */
 	__atomic_store_n(&cq->dbrec[1], NIC_ARM_IDLE, __ATOMIC_RELEASE);
 }
@@ -31,6 +32,20 @@ bool nic_cq_has_room(const struct nic_cq *cq, uint32_t n)
 	uint32_t ci = nic_be32_load(&cq->dbrec[0]) & 0xffffff;
 
 	return ci_diff(cq->prod + n, ci) <= (int32_t)cq->ncqe;
+}
+
+/*
+ * A CQ overrun, as ConnectX reports it: the CQ enters error and the
+ * device raises IBV_EVENT_CQ_ERR once; from then on no CQE is written
+ * to it (the application must destroy it).
+ */
+void nic_cq_overrun(struct nic_dev *dev, struct nic_cq *cq)
+{
+	if (cq->overrun)
+		return;
+	cq->overrun = true;
+	if (dev->ops->cq_event)
+		dev->ops->cq_event(dev, cq, NIC_EVENT_CQ_ERR);
 }
 
 int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
@@ -44,6 +59,8 @@ int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 		   info->opcode == MLX5_CQE_RESP_ERR;
 	uint8_t op_own;
 
+	if (cq->overrun)
+		return -1;
 	if (!nic_cq_has_room(cq, 1)) {
 		cq->stalls++;
 		return -1;

@@ -69,6 +69,18 @@ static void nic_raise_srq_event(struct nic_dev *ndev, struct nic_srq *ns,
 				     srq->uobj.user_handle, event);
 }
 
+static void nic_raise_cq_event(struct nic_dev *ndev, struct nic_cq *nc,
+			       int event)
+{
+	struct emu_cq *cq = to_emu_nic_cq(nc)->cq;
+	struct emu_context *ctx = cq->uobj.ctx;
+
+	(void)ndev;
+	if (ctx->async)
+		emu_event_push_async(ctx->async, &cq->uobj,
+				     cq->uobj.user_handle, event);
+}
+
 static void nic_report_qp_error(struct nic_dev *ndev, struct nic_qp *nq)
 {
 	struct emu_qp *qp = to_emu_nic_qp(nq)->qp;
@@ -84,6 +96,8 @@ const struct nic_dev_ops nic_emu_ops = {
 	.comp_event = nic_raise_comp_event,
 	.qp_event = nic_raise_qp_event,
 	.srq_event = nic_raise_srq_event,
+	.cq_event = nic_raise_cq_event,
+	.ud_fate = nic_ud_report,
 	.xmit = fabric_xmit,
 };
 
@@ -106,6 +120,17 @@ struct nic_qp *nic_find_qp(uint16_t dlid, uint32_t qpn)
 		return qp && qp->nic ? &qp->nic->nq : NULL;
 	}
 	return NULL;
+}
+
+struct nic_dev *nic_find_dev(uint16_t dlid)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < emu_cfg.ndevices; i++)
+		for (p = 0; p < emu_cfg.nports; p++)
+			if (emu_devices[i].port[p].lid == dlid)
+				return &nic.dev[i];
+	return &nic.dev[0];
 }
 
 /* ---- the fabric asks ---- */

@@ -94,4 +94,12 @@ bool nic_doorbell_dirty(void);
 void nic_doorbell_clean(void);
 void nic_doorbell_forget(void);
 
+/* datagram.c: UD datagrams' fates in --trace and their counts */
+void nic_ud_report(struct nic_dev *dev, const struct nic_qp *qp,
+		   const struct nic_pkt *pkt, enum nic_ud_fate fate);
+/* the counts changed since the last clean (the attribution file) */
+bool nic_ud_counts_dirty(void);
+void nic_ud_counts_clean(void);
+void nic_ud_counts_forget(void);
+
 #endif

@@ -66,6 +66,7 @@ enum {
 
 /* async event numbers, those of enum ibv_event_type */
 enum {
+	NIC_EVENT_CQ_ERR = 0,
 	NIC_EVENT_QP_FATAL = 1,
 	NIC_EVENT_QP_REQ_ERR = 2,
 	NIC_EVENT_QP_ACCESS_ERR = 3,
@@ -118,6 +119,26 @@ enum nic_ack {
 	NIC_DROPPED, /* UC/UD: silently discarded (no WQE, Q_Key, access) */
 };
 
+/*
+ * What became of a UD datagram, counted per device (`mlx5emu stat`) and
+ * told to the device (`--trace`). Everything but DELIVERED is a loss.
+ */
+enum nic_ud_fate {
+	NIC_UD_DELIVERED,
+	NIC_UD_NO_QP, /* no QP of that number behind the DLID */
+	NIC_UD_QP_STATE, /* the QP is not in RTR or RTS */
+	NIC_UD_QP_TYPE, /* the QP is not a UD QP, or the opcode not UD's */
+	NIC_UD_QKEY, /* the Q_Key is not the QP's */
+	NIC_UD_NO_WQE, /* no receive WQE posted */
+	NIC_UD_CQ_OVERRUN, /* the receive CQ was full: it is in error now */
+	NIC_UD_TOO_LONG, /* longer than the receive WQE: error CQE */
+	NIC_UD_BAD_WQE, /* the receive WQE is malformed or its lkey bad */
+	NIC_UD_UNREACHABLE, /* sender's side: the destination process is gone */
+	NIC_UD_FATES
+};
+
+extern const char *const nic_ud_fate_names[NIC_UD_FATES];
+
 struct nic_pkt {
 	uint32_t psn;
 	uint32_t epoch; /* requester's retransmission round */
@@ -152,6 +173,11 @@ struct nic_dev_ops {
 	void (*qp_event)(struct nic_dev *dev, struct nic_qp *qp, int event);
 	/* the SRQ's limit was reached (and is now disarmed) */
 	void (*srq_event)(struct nic_dev *dev, struct nic_srq *srq, int event);
+	/* a datagram's fate at qp (NULL: no such QP), counted already */
+	void (*ud_fate)(struct nic_dev *dev, const struct nic_qp *qp,
+			const struct nic_pkt *pkt, enum nic_ud_fate fate);
+	/* the CQ overran (NIC_EVENT_CQ_ERR) */
+	void (*cq_event)(struct nic_dev *dev, struct nic_cq *cq, int event);
 	/* deliver a request to qp's peer and return its answer (fabric) */
 	enum nic_ack (*xmit)(struct nic_dev *dev, struct nic_qp *qp,
 			     const struct nic_pkt *pkt);
@@ -161,6 +187,7 @@ struct nic_dev {
 	const struct nic_dev_ops *ops;
 	uint16_t lid;
 	unsigned int mr_gen; /* bumped on every deregistration */
+	uint64_t ud[NIC_UD_FATES]; /* datagrams that arrived here, by fate */
 };
 
 /* the last MR a QP used, valid while its gen is the device's */
@@ -186,6 +213,12 @@ struct nic_cq {
 
 	uint64_t events; /* completion events raised */
 	uint64_t stalls; /* CQE postponed: no room before SET_CI */
+	/*
+	 * A CQE that had no room and could not wait (a datagram) overran
+	 * the CQ: as on hardware the CQ is in error from then on and
+	 * takes no CQE.
+	 */
+	bool overrun;
 };
 
 /*
@@ -380,6 +413,9 @@ int nic_srq_take(struct nic_srq *srq, uint16_t *idx, struct nic_sge *sge,
 /* ---- responder.c -------------------------------------------------- */
 
 enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt);
+/* count a datagram's fate at dev and tell the device (qp may be NULL) */
+void nic_ud_fate(struct nic_dev *dev, const struct nic_qp *qp,
+		 const struct nic_pkt *pkt, enum nic_ud_fate fate);
 void nic_iov_copy(struct nic_iov *dst, uint32_t ndst, const struct nic_iov *src,
 		  uint32_t nsrc, uint32_t len);
 
@@ -420,6 +456,8 @@ struct nic_cqe_info {
 };
 
 bool nic_cq_has_room(const struct nic_cq *cq, uint32_t n);
+/* a CQE that cannot wait found no room: the CQ goes to error */
+void nic_cq_overrun(struct nic_dev *dev, struct nic_cq *cq);
 int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 		  const struct nic_cqe_info *info);
 /* Pick up ARM_DB, raise an event if due; returns true if one was. */

@@ -149,16 +149,20 @@ static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
 
 /*
  * Whether this QP takes the packet at all. RC answers what it cannot
- * take; UC and UD drop it, and UD also drops a wrong Q_Key.
+ * take; UC and UD drop it, and UD also drops a wrong Q_Key. *fate says
+ * why a datagram goes no further.
  */
 static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
-			       const struct nic_pkt *pkt)
+			       const struct nic_pkt *pkt,
+			       enum nic_ud_fate *fate)
 {
 	const struct nic_transport *tp = nic_qp_transport(qp);
 	bool rc = tp->reliable;
 
+	*fate = NIC_UD_QP_STATE;
 	if (qp->state != NIC_QPS_RTR && qp->state != NIC_QPS_RTS)
 		return rc ? NIC_NAK_RETRY : NIC_DROPPED;
+	*fate = NIC_UD_QP_TYPE;
 	if (pkt->qp_type != qp->type)
 		return rc ? NIC_NAK_INVAL : NIC_DROPPED;
 	/* after an RNR NAK everything up to its retransmission is dropped */
@@ -171,20 +175,68 @@ static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
 		resp_fail(qp, NULL, 0, NIC_EVENT_QP_REQ_ERR);
 		return NIC_NAK_INVAL;
 	}
+	*fate = NIC_UD_QKEY;
 	if (!tp->connected && pkt->qkey != qp->qkey)
 		return NIC_DROPPED;
 	if (op->flags & NIC_OPF_RECV) {
+		*fate = NIC_UD_NO_WQE;
 		if (!resp_wqe_posted(qp)) {
 			qp->rnr_waits++;
 			return rc ? NIC_NAK_RNR : NIC_DROPPED;
 		}
-		if (!nic_cq_has_room(qp->rcq, 1))
-			return rc ? NIC_STALL : NIC_DROPPED;
+		/*
+		 * RC holds the message (a stall is an RNR the requester
+		 * does not count); a datagram cannot wait: it overruns the
+		 * CQ, which takes nothing from then on.
+		 */
+		*fate = NIC_UD_CQ_OVERRUN;
+		if (!tp->connected && qp->rcq->overrun)
+			return NIC_DROPPED;
+		if (!nic_cq_has_room(qp->rcq, 1)) {
+			if (rc)
+				return NIC_STALL;
+			if (!tp->connected)
+				nic_cq_overrun(qp->dev, qp->rcq);
+			return NIC_DROPPED;
+		}
 	}
+	*fate = NIC_UD_DELIVERED;
 	return NIC_ACK;
 }
 
-enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
+const char *const nic_ud_fate_names[NIC_UD_FATES] = {
+	[NIC_UD_DELIVERED] = "delivered",
+	[NIC_UD_NO_QP] = "no_qp",
+	[NIC_UD_QP_STATE] = "qp_state",
+	[NIC_UD_QP_TYPE] = "qp_type",
+	[NIC_UD_QKEY] = "qkey",
+	[NIC_UD_NO_WQE] = "no_wqe",
+	[NIC_UD_CQ_OVERRUN] = "cq_overrun",
+	[NIC_UD_TOO_LONG] = "too_long",
+	[NIC_UD_BAD_WQE] = "bad_wqe",
+	[NIC_UD_UNREACHABLE] = "unreachable",
+};
+
+void nic_ud_fate(struct nic_dev *dev, const struct nic_qp *qp,
+		 const struct nic_pkt *pkt, enum nic_ud_fate fate)
+{
+	dev->ud[fate]++;
+	if (dev->ops->ud_fate)
+		dev->ops->ud_fate(dev, qp, pkt, fate);
+}
+
+/* a datagram's fate, from the answer nic_respond() gives */
+static enum nic_ack resp_ud_fate(struct nic_qp *qp, const struct nic_pkt *pkt,
+				 enum nic_ack ack, enum nic_ud_fate fate)
+{
+	if (pkt->qp_type == NIC_QPT_UD)
+		nic_ud_fate(qp->dev, qp, pkt,
+			    ack == NIC_ACK ? NIC_UD_DELIVERED : fate);
+	return ack;
+}
+
+static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
+				 enum nic_ud_fate *fate)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
 	struct nic_iov rdst[NIC_MAX_SGE], mem;
@@ -193,7 +245,7 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	enum nic_ack ack;
 	int err;
 
-	ack = resp_admit(qp, op, pkt);
+	ack = resp_admit(qp, op, pkt, fate);
 	if (ack != NIC_ACK)
 		return ack;
 
@@ -217,14 +269,18 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	if (op->flags & NIC_OPF_RECV) {
 		err = resp_wqe_take(qp, &rw);
 		if (err) {
+			*fate = NIC_UD_BAD_WQE;
 			resp_fail(qp, &rw, err, NIC_EVENT_QP_FATAL);
 			return NIC_NAK_OP;
 		}
 	}
 	if ((op->flags & NIC_OPF_RECV) && !(op->flags & NIC_OPF_RADDR)) {
 		ack = resp_scatter(qp, &rw, pkt, rdst, &nrdst);
-		if (ack != NIC_ACK)
+		if (ack != NIC_ACK) {
+			*fate = ack == NIC_NAK_INVAL ? NIC_UD_TOO_LONG :
+						       NIC_UD_BAD_WQE;
 			return ack;
+		}
 		nic_iov_copy(rdst, nrdst, pkt->src, pkt->nsrc, pkt->len);
 	} else if (op->flags & NIC_OPF_ATOMIC) {
 		uint64_t old = nic_atomic(pkt, (uint64_t *)mem.base);
@@ -257,4 +313,12 @@ enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	qp->bytes += pkt->len;
 	qp->resp_psn = (qp->resp_psn + 1) & NIC_PSN_MASK;
 	return NIC_ACK;
+}
+
+enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
+{
+	enum nic_ud_fate fate = NIC_UD_QP_TYPE;
+	enum nic_ack ack = resp_execute(qp, pkt, &fate);
+
+	return resp_ud_fate(qp, pkt, ack, fate);
 }

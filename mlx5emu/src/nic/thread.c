@@ -83,7 +83,7 @@ static unsigned int nic_pass(void)
 }
 
 /*
- * Rewrite the attribution file when ring counts changed, at most once a
+ * Rewrite the attribution file when ring or datagram counts changed, at most once a
  * second. Called with nic.lock held; drops it, since the stat writer
  * takes the stat lock and then ours.
  */
@@ -91,13 +91,14 @@ static void stat_refresh(void)
 {
 	struct timespec now;
 
-	if (!nic_doorbell_dirty())
+	if (!nic_doorbell_dirty() && !nic_ud_counts_dirty())
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (now.tv_sec == run.stat_time.tv_sec)
 		return;
 	run.stat_time = now;
 	nic_doorbell_clean();
+	nic_ud_counts_clean();
 	pthread_mutex_unlock(&nic.lock);
 	emu_stat_changed();
 	pthread_mutex_lock(&nic.lock);
@@ -193,6 +194,7 @@ static void nic_atfork_child(void)
 	emu_list_init(&nic.qps);
 	emu_list_init(&nic.cqs);
 	nic_doorbell_forget();
+	nic_ud_counts_forget();
 	fabric_atfork_child();
 }
 
