@@ -334,7 +334,7 @@ static void print_human(const char *line)
 	if (!strncmp(line, "process ", 8)) {
 		printf("pid %s (%s)%s\n", field(line, "pid", a, sizeof(a)),
 		       field(line, "comm", b, sizeof(b)),
-		       strcmp(field(line, "exited", c, sizeof(c)), "1") ?
+		       strcmp(field(line, "state", c, sizeof(c)), "exited") ?
 			       "" :
 			       " exited");
 	} else if (!strncmp(line, "context ", 8)) {

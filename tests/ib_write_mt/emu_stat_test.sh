@@ -1,13 +1,15 @@
 #!/bin/bash
-# emu_stat_test.sh fresh: what `mlx5emu stat` shows of an ib_write_mt
-# --loopback run (issue 22, section 2)
+# emu_stat_test.sh fresh|exited: what `mlx5emu stat` shows of an
+# ib_write_mt --loopback run (issue 22, section 2)
 #   fresh   doorbell counts read 2.5 s apart while writes are posted differ
 #           (the records are refreshed once a second, not frozen at the
 #           first refresh)
+#   exited  a process that exited cleanly reads state=exited (exited=1 read
+#           like an exit status of 1)
 here=$(dirname "$0")
 . "$here/../lib.sh"
 : "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
-check=${1:?fresh}
+check=${1:?fresh|exited}
 scratch_dir dir
 
 # the doorbells of every emulated process, summed
@@ -19,6 +21,20 @@ doorbells() {
 rang() {
 	[ "$(doorbells)" -gt 0 ]
 }
+
+if [ "$check" = exited ]; then
+	"$MLX5EMU" run --stat-dir="$dir" -- "$IB_WRITE_MT" --loopback \
+		--endpoints=dynamic --threads=2 -n 64 >/dev/null
+	"$MLX5EMU" stat --dir="$dir" --machine | grep '^process' || true
+	"$MLX5EMU" stat --dir="$dir" --machine | grep -Eq '^process .* state=exited( |$)' ||
+		die "no state=exited after a clean exit"
+	! "$MLX5EMU" stat --dir="$dir" --machine | grep -q 'exited=' ||
+		die "the record still says exited="
+	"$MLX5EMU" stat --dir="$dir" | grep -q '^pid [0-9]* (ib_write_mt) exited$' ||
+		die "the human form does not say exited"
+	echo "ok: state=exited"
+	exit 0
+fi
 
 # the run: long enough to be read twice while it writes; stopped with SIGINT
 "$MLX5EMU" run --stat-dir="$dir" -- "$IB_WRITE_MT" --loopback \
