@@ -1,15 +1,17 @@
 #!/bin/bash
-# emu_stat_test.sh fresh|exited: what `mlx5emu stat` shows of an
+# emu_stat_test.sh fresh|labels|exited: what `mlx5emu stat` shows of an
 # ib_write_mt --loopback run (issue 22, section 2)
 #   fresh   doorbell counts read 2.5 s apart while writes are posted differ
 #           (the records are refreshed once a second, not frozen at the
 #           first refresh)
+#   labels  the contexts are told apart: two initiators (mpi-everywhere, 2
+#           threads) whose QPs ring doorbells, one target whose QPs ring none
 #   exited  a process that exited cleanly reads state=exited (exited=1 read
 #           like an exit status of 1)
 here=$(dirname "$0")
 . "$here/../lib.sh"
 : "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
-check=${1:?fresh|exited}
+check=${1:?fresh|labels|exited}
 scratch_dir dir
 
 # the doorbells of every emulated process, summed
@@ -49,6 +51,19 @@ fresh)
 	second=$(doorbells)
 	echo "doorbells: $first, 2.5 s later $second"
 	[ "$second" -gt "$first" ] || die "doorbell counts frozen at $first"
+	;;
+labels)
+	# the initiators' QPs ring once each posts; the target's never do
+	initiators() {
+		[ "$("$MLX5EMU" stat --dir="$dir" | grep -c '^  context .* (initiator:')" -eq 2 ]
+	}
+	wait_for 30 initiators || true
+	out=$("$MLX5EMU" stat --dir="$dir")
+	echo "$out" | grep '^  context'
+	[ "$(echo "$out" | grep -c '^  context .* (initiator: its QPs rang [0-9]* doorbells)')" -eq 2 ] ||
+		die "not two contexts labelled initiator"
+	[ "$(echo "$out" | grep -c '^  context .* (target: its QPs rang no doorbell)')" -eq 1 ] ||
+		die "not one context labelled target"
 	;;
 *) die "unknown check $check" ;;
 esac
