@@ -21,6 +21,7 @@
 #include "layout.h"
 #include "oob.h"
 #include "options.h"
+#include "spread.h"
 #include "verify.h"
 
 /* the last resolve's error message */
@@ -390,6 +391,22 @@ static void test_maps_shared_file(void **state)
 		close(fds[i]);
 }
 
+/* --repeat's figures: min <= median <= max, an even count's middle mean */
+static void test_spread(void **state)
+{
+	double odd[] = { 2.27, 1.26, 1.9, 2.0, 1.5 }, even[] = { 4, 1, 3, 2 };
+	double one[] = { 1.5 };
+	struct wmt_spread s;
+
+	(void)state;
+	wmt_spread(odd, 5, &s);
+	assert_true(s.min == 1.26 && s.median == 1.9 && s.max == 2.27);
+	wmt_spread(even, 4, &s);
+	assert_true(s.min == 1 && s.median == 2.5 && s.max == 4);
+	wmt_spread(one, 1, &s);
+	assert_true(s.min == 1.5 && s.median == 1.5 && s.max == 1.5);
+}
+
 static void test_help(void **state)
 {
 	char *text = NULL, line[160];
@@ -425,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_maps_own_files),
 		cmocka_unit_test(test_maps_shared_file),
 	};
