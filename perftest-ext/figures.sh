@@ -1,7 +1,7 @@
 #!/bin/bash
 # make figures: one figure of each kind that ib_write_mt and
 # ib_write_breakdown draw, from fixed runs on the emulated device, into
-# BUILD/figures (PNG, with the CSV and JSON behind each).
+# BUILD/figures (SVG, with the CSV and JSON behind each).
 #   perftest-ext/figures.sh BUILD
 # Rates on the emulator measure its software NIC; the resources are the
 # device's. The breakdown figure is the paper's model (Table 1), which
@@ -18,7 +18,7 @@ wmt() {
 	shift 2
 	echo "figures: $name"
 	"$stage/mlx5emu" run --uar="$uar" -- "$stage/ib_write_mt" --loopback \
-		--plot="$out/$name.png" --csv="$out/$name.csv" \
+		--plot="$out/$name.svg" --csv="$out/$name.csv" \
 		--out_json_file="$out/$name.json" "$@" >"$out/$name.txt"
 }
 
@@ -33,6 +33,6 @@ wmt sweep-postlist dynamic --endpoints=dynamic,shared-dynamic --threads=8 \
 wmt share-cq dynamic --threads=16 -n 1024 --sweep=share-cq
 # Fig. 17: what-if speedups of the paper's model
 echo "figures: what-if"
-"$stage/ib_write_breakdown" --what-if --plot="$out/what-if.png" \
+"$stage/ib_write_breakdown" --what-if --plot="$out/what-if.svg" \
 	--csv="$out/what-if.csv" >"$out/what-if.txt"
-ls "$out"/*.png
+ls "$out"/*.svg

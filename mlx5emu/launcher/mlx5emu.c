@@ -353,19 +353,87 @@ static void print_datagrams(const char *line)
 	printf("\n");
 }
 
-static void print_human(const char *line)
+/* a process's records, up to its "end" (the writer rewrites in place) */
+struct records {
+	char **line;
+	size_t n;
+};
+
+static int read_records(FILE *f, struct records *r)
+{
+	char buf[1024], **more;
+
+	r->line = NULL;
+	r->n = 0;
+	while (fgets(buf, sizeof(buf), f) && strncmp(buf, "end ", 4)) {
+		more = realloc(r->line, (r->n + 1) * sizeof(*r->line));
+		if (!more)
+			return -1;
+		r->line = more;
+		r->line[r->n] = strdup(buf);
+		if (!r->line[r->n])
+			return -1;
+		r->n++;
+	}
+	return 0;
+}
+
+static void free_records(struct records *r)
+{
+	while (r->n)
+		free(r->line[--r->n]);
+	free(r->line);
+}
+
+/*
+ * What a context does, from its records: its QPs rang doorbells (it sends:
+ * an initiator), or it has QPs that rang none (they are written into: a
+ * target, or a sender that has not started yet).
+ */
+static void print_role(const struct records *r, const char *ctx)
+{
+	unsigned long long rang = 0;
+	unsigned int qps = 0;
+	char v[64];
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const char *line = r->line[i];
+
+		if (strcmp(field(line, "ctx", v, sizeof(v)), ctx))
+			continue;
+		if (!strncmp(line, "qp ", 3))
+			qps++;
+		else if (!strncmp(line, "ring ", 5))
+			rang += strtoull(field(line, "count", v, sizeof(v)),
+					 NULL, 10);
+	}
+	if (rang)
+		printf(" (initiator: its QPs rang %llu doorbells)", rang);
+	else if (qps)
+		printf(" (target: its QPs rang no doorbell)");
+}
+
+static void print_human(const struct records *r, const char *line)
 {
 	char a[64], b[64], c[64], d[64], e[64], f[64], g[64];
 
 	if (!strncmp(line, "process ", 8)) {
-		printf("pid %s (%s)%s\n", field(line, "pid", a, sizeof(a)),
+		printf("pid %s (%s)%s", field(line, "pid", a, sizeof(a)),
 		       field(line, "comm", b, sizeof(b)),
-		       strcmp(field(line, "exited", c, sizeof(c)), "1") ?
+		       strcmp(field(line, "state", c, sizeof(c)), "exited") ?
 			       "" :
 			       " exited");
+		/* the NIC thread's scheduling class; other is the slow mode */
+		field(line, "nic", d, sizeof(d));
+		if (*d && strcmp(d, "none"))
+			printf(", NIC thread %s%s", d,
+			       strcmp(d, "other") ? "" : " (slow mode)");
+		printf("\n");
 	} else if (!strncmp(line, "context ", 8)) {
-		printf("  context %s on %s, %s UARs: %s HW UARs held (tot_bfregs %s, static pages %s, num_dyn_bfregs %s)\n",
-		       field(line, "ctx", a, sizeof(a)),
+		printf("  context %s", field(line, "ctx", a, sizeof(a)));
+		print_role(r, a);
+		printf(" on %s, %s UARs: %s HW UARs held (tot_bfregs %s, static pages %s, num_dyn_bfregs %s)\n",
 		       field(line, "dev", b, sizeof(b)),
 		       field(line, "uar", c, sizeof(c)),
 		       field(line, "uars", d, sizeof(d)),
@@ -489,7 +557,9 @@ static int cmd_stat(int argc, char **argv)
 	if (json)
 		printf("[");
 	for (i = 0; i < n; i++) {
-		char path[PATH_MAX + 256], line[1024];
+		char path[PATH_MAX + 256];
+		struct records r;
+		size_t k;
 		FILE *f;
 
 		if (names[i]->d_name[0] == '.' ||
@@ -499,18 +569,19 @@ static int cmd_stat(int argc, char **argv)
 		f = fopen(path, "r");
 		if (!f)
 			goto next;
-		while (fgets(line, sizeof(line), f)) {
-			/* the writer rewrites in place: stop at its end */
-			if (!strncmp(line, "end ", 4))
-				break;
-			if (json)
-				print_json(line, &first);
-			else if (machine)
-				fputs(line, stdout);
-			else
-				print_human(line);
-		}
+		if (read_records(f, &r))
+			fprintf(stderr, "mlx5emu stat: %s: %s\n", path,
+				strerror(ENOMEM));
 		fclose(f);
+		for (k = 0; k < r.n; k++) {
+			if (json)
+				print_json(r.line[k], &first);
+			else if (machine)
+				fputs(r.line[k], stdout);
+			else
+				print_human(&r, r.line[k]);
+		}
+		free_records(&r);
 	next:
 		free(names[i]);
 	}

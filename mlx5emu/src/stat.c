@@ -5,7 +5,7 @@
  * writer never takes a context lock) and the whole process is rewritten to
  * $MLX5EMU_STAT_DIR/<pid> on every change and at exit, one record per line:
  *
- *   process pid=.. comm=.. exited=0|1 nic=none|fifo|slice|other
+ *   process pid=.. comm=.. state=running|exited nic=none|fifo|slice|other
  *           (nic: the NIC thread's scheduling class; other is slow)
  *   context pid=.. ctx=.. dev=mlx5_0 uar=static|dynamic tot_bfregs=..
  *           static_pages=.. num_dyn_bfregs=.. uars_per_page=.. uars=..
@@ -155,8 +155,9 @@ static void write_file(void)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	fprintf(f, "process pid=%d comm=%s exited=%d nic=%s\n", pid, comm,
-		exited, nic_pace_class());
+	/* not exited=0|1: that read as an exit status */
+	fprintf(f, "process pid=%d comm=%s state=%s nic=%s\n", pid, comm,
+		exited ? "exited" : "running", nic_pace_class());
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
 	nic_stat_write_datagrams(f, pid);

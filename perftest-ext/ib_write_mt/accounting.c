@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "accounting.h"
@@ -88,28 +90,95 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the device files of the contexts, sorted by inode */
+struct device_file {
+	uint64_t inode;
+	char path[sizeof(((struct wmt_mapping *)0)->path)]; /* as maps' */
+};
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct device_file *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static struct device_file *device_files(const int *cmd_fds, unsigned int nfds,
+					bool *shared)
+{
+	struct device_file *files = calloc(nfds ? nfds : 1, sizeof(*files));
+	unsigned int i;
+
+	if (!files)
+		return NULL;
+	for (i = 0; i < nfds; i++) {
+		char link[64];
+		struct stat st;
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", cmd_fds[i]);
+		len = readlink(link, files[i].path, sizeof(files[i].path) - 1);
+		/* the kernel's inode, as in maps (mlx5emu's fstat shows a cdev) */
+		if (len <= 0 || syscall(SYS_fstat, cmd_fds[i], &st)) {
+			free(files);
+			return NULL;
+		}
+		files[i].path[len] = 0;
+		files[i].inode = st.st_ino;
+	}
+	qsort(files, nfds, sizeof(*files), cmp_file);
+	*shared = false;
+	for (i = 1; i < nfds; i++)
+		*shared |= files[i].inode == files[i - 1].inode;
+	return files;
+}
+
+/* is m a mapping of one of the device files */
+static bool of_device(const struct wmt_mapping *m,
+		      const struct device_file *files, unsigned int nfiles)
+{
+	struct device_file key = { .inode = m->inode };
+	const struct device_file *f =
+		bsearch(&key, files, nfiles, sizeof(*files), cmp_file);
+
+	return f && !strncmp(m->path, f->path, strlen(f->path));
+}
+
+static int push_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t key)
+{
+	if (*n == *cap) {
+		size_t want = *cap ? *cap * 2 : 64;
+		void *p = realloc(*keys, want * sizeof(**keys));
+
+		if (!p)
+			return -1;
+		*keys = p;
+		*cap = want;
+	}
+	(*keys)[(*n)++] = key;
+	return 0;
+}
+
 unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
-				   const struct wmt_maps *after, int cmd_fd,
+				   const struct wmt_maps *after,
+				   const int *cmd_fds, unsigned int nfds,
 				   unsigned int *mappings)
 {
-	char link[64], path[PATH_MAX];
+	struct device_file *files;
 	uint64_t *keys = NULL;
 	size_t nkeys = 0, i, cap = 0;
 	unsigned int pages = 0;
-	ssize_t len;
+	bool shared;
 
 	*mappings = 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", cmd_fd);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len <= 0)
+	files = device_files(cmd_fds, nfds, &shared);
+	if (!files)
 		return 0;
-	path[len] = 0;
 	for (i = 0; i < after->n; i++) {
 		const struct wmt_mapping *m = &after->m[i];
 		uintptr_t a;
 
-		if (strncmp(m->path, path, strlen(path)) ||
-		    in_snapshot(before, m))
+		if (!of_device(m, files, nfds) || in_snapshot(before, m))
 			continue;
 		/*
 		 * Doorbell pages are mapped writable; the read-only ones are
@@ -118,26 +187,28 @@ unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
 		if (!m->writable)
 			continue;
 		(*mappings)++;
-		/* one key per 4 KB page of the device file: aliases fold */
-		for (a = m->start; a < m->end; a += 4096) {
-			if (nkeys == cap) {
-				void *p = realloc(keys, (cap ? cap * 2 : 64) *
-								sizeof(*keys));
-
-				if (!p)
-					goto out;
-				keys = p;
-				cap = cap ? cap * 2 : 64;
-			}
-			keys[nkeys++] =
-				(m->inode << 40) ^ (m->offset + (a - m->start));
+		/*
+		 * Contexts sharing the device file (a real uverbs device, no
+		 * aliases) use the same offsets for different pages: each
+		 * page counts. Otherwise one key per 4 KB page of a context's
+		 * file, so that mlx5emu's aliases fold (a memfd per context).
+		 */
+		if (shared) {
+			pages += (m->end - m->start) / 4096;
+			continue;
 		}
+		for (a = m->start; a < m->end; a += 4096)
+			if (push_key(&keys, &nkeys, &cap,
+				     (m->inode << 40) ^
+					     (m->offset + (a - m->start))))
+				goto out;
 	}
 	qsort(keys, nkeys, sizeof(*keys), cmp_u64);
 	for (i = 0; i < nkeys; i++)
 		pages += !i || keys[i] != keys[i - 1];
 out:
 	free(keys);
+	free(files);
 	return pages;
 }
 

@@ -3,10 +3,10 @@
  * What the endpoints cost, measured three ways and labelled by source:
  *
  *  maps    UAR pages allocated: the process's mappings of the device
- *          (/proc/self/maps), taken around each context's construction:
- *          the writable ones only (the clock pages are read-only), each
- *          device page once (the emulator maps an alias of every page it
- *          hands out).
+ *          (/proc/self/maps), read before and after the row's contexts
+ *          are built: the writable ones only (the clock pages are
+ *          read-only), each device page once (the emulator maps an alias
+ *          of every page it hands out, in a file per context).
  *  bf.reg  UAR pages and uUARs used: the BlueFlame register each QP rings
  *          (mlx5dv_init_obj), and from it the mapping level of each thread.
  *  emu     the emulated device's own accounting (mlx5emu stat), when the
@@ -37,11 +37,13 @@ void wmt_maps_free(struct wmt_maps *s);
 
 /*
  * 4 KB device pages mapped writable between before and after through the
- * device file behind cmd_fd; *mappings gets how many mappings that took
- * (aliases included).
+ * device files behind the contexts' cmd_fds; *mappings gets how many
+ * mappings that took (aliases included). One pair of snapshots around all
+ * contexts: a read per context made setup quadratic.
  */
 unsigned int wmt_maps_device_pages(const struct wmt_maps *before,
-				   const struct wmt_maps *after, int cmd_fd,
+				   const struct wmt_maps *after,
+				   const int *cmd_fds, unsigned int nfds,
 				   unsigned int *mappings);
 
 /* the mapping levels of paper Fig. 4(b) */

@@ -16,8 +16,6 @@ struct builder {
 	const struct wmt_options *o;
 	char *err;
 	size_t errlen;
-	/* the mappings before the context being built (after the last one) */
-	struct wmt_maps maps;
 	double start, shown; /* a progress line after a second, on a tty */
 	bool progress;
 };
@@ -234,8 +232,6 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 	struct wmt_endpoints *e = b->e;
 	const struct wmt_layout *l = &e->l;
 	unsigned int v, first = c * l->vdeg[RES_CTX];
-	unsigned int mappings = 0;
-	struct wmt_maps after;
 	int ret;
 
 	e->ctx[c] = ibv_open_device(dev);
@@ -259,15 +255,27 @@ static int build_context(struct builder *b, struct ibv_device *dev,
 		if (!ret && v % l->vdeg[RES_QP] == 0)
 			ret = build_qp(b, v / l->vdeg[RES_QP], c);
 	}
-	/* this context's "after" is the next one's "before": one read each */
-	if (!ret && !wmt_maps_snapshot(&after)) {
-		e->usage.uar_pages += wmt_maps_device_pages(
-			&b->maps, &after, e->ctx[c]->cmd_fd, &mappings);
-		e->usage.uar_mappings += mappings;
-		wmt_maps_free(&b->maps);
-		b->maps = after;
-	}
 	return ret;
+}
+
+/* the UAR pages the contexts mapped since before: two reads in all */
+static void count_mapped_pages(struct wmt_endpoints *e,
+			       const struct wmt_maps *before)
+{
+	unsigned int c, n = e->l.count[RES_CTX];
+	int *fds = calloc(n ? n : 1, sizeof(*fds));
+	struct wmt_maps after;
+
+	if (!fds || wmt_maps_snapshot(&after)) {
+		free(fds);
+		return;
+	}
+	for (c = 0; c < n; c++)
+		fds[c] = e->ctx[c]->cmd_fd;
+	e->usage.uar_pages = wmt_maps_device_pages(before, &after, fds, n,
+						   &e->usage.uar_mappings);
+	wmt_maps_free(&after);
+	free(fds);
 }
 
 static void place_threads(struct wmt_endpoints *e)
@@ -321,6 +329,7 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 			unsigned int slots, char *err, size_t errlen)
 {
 	struct builder b = { .e = e, .o = o, .err = err, .errlen = errlen };
+	struct wmt_maps before;
 	unsigned int c;
 	int ret = 0;
 
@@ -351,13 +360,15 @@ int wmt_endpoints_build(struct wmt_endpoints *e, const struct wmt_options *o,
 	}
 	b.start = b.shown = mono_now();
 	b.progress = isatty(STDERR_FILENO);
-	if (wmt_maps_snapshot(&b.maps)) {
+	if (wmt_maps_snapshot(&before)) {
 		ret = fail(&b, PERFTEST_EXIT_DEVICE, "/proc/self/maps", errno);
 		goto err;
 	}
 	for (c = 0; !ret && c < l->count[RES_CTX]; c++)
 		ret = build_context(&b, dev, c);
-	wmt_maps_free(&b.maps);
+	if (!ret)
+		count_mapped_pages(e, &before);
+	wmt_maps_free(&before);
 	if (b.progress && b.shown > b.start)
 		fputs("\r\033[K", stderr);
 	if (ret)

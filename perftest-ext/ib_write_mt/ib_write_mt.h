@@ -69,6 +69,7 @@ struct wmt_options {
 	uint64_t iters;
 	bool iters_given; /* -n on the command line */
 	unsigned int duration; /* seconds; 0: iterations */
+	unsigned int repeat; /* --repeat: timed runs per row (1) */
 	unsigned int tx_depth;
 	unsigned int post_list;
 	unsigned int cq_mod;

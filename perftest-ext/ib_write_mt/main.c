@@ -223,7 +223,8 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 			int status;
 
 			lb.o = &points[i].o;
-			status = wmt_run_row(&points[i].o, c, dev, ops, arg, r);
+			status = wmt_run_row_repeated(&points[i].o, c, dev, ops,
+						      arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",
 				 points[i].name);
 			wmt_report_row(stdout, r, o->wide);

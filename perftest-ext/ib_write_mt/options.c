@@ -35,6 +35,7 @@ enum {
 	OPT_PLOT,
 	OPT_VERSION,
 	OPT_WIDE,
+	OPT_REPEAT,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +78,7 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "all", no_argument, NULL, 'a' },
 	{ "wide", no_argument, NULL, OPT_WIDE },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
@@ -219,6 +221,9 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case 'D':
 		NUM(duration, 1, 86400, "-D/--duration");
+		break;
+	case OPT_REPEAT:
+		NUM(repeat, 1, 1000, "--repeat (1..1000)");
 		break;
 	case 't':
 		NUM(tx_depth, 1, 32768, "-t/--tx-depth");
@@ -406,6 +411,7 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	o->tcp_port = 18515;
 	o->size = 2;
 	o->iters = 5000;
+	o->repeat = 1;
 	o->tx_depth = 128;
 	o->post_list = 32;
 	o->cq_mod = 64;

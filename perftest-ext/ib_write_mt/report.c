@@ -96,6 +96,10 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 		wmt_swept(o, SWEEP_THREADS, o->threads, thr, sizeof(thr)),
 		o->duration ? "Duration   " : "Iterations ", run,
 		wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)));
+	if (o->repeat > 1)
+		fprintf(f,
+			" Repeats         : %u runs per row: the median rate, min and max below it\n",
+			o->repeat);
 	fputs(" UAR pages: maps = allocated (/proc/self/maps), used = rung by a QP (mlx5dv bf.reg),\n"
 	      "            emu = mlx5emu stat; levels: threads per mapping level (man ib_write_mt)\n",
 	      f);
@@ -128,6 +132,15 @@ void wmt_report_table_head(FILE *f, bool wide)
 		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB");
 }
 
+/* under a row of repeated runs: their spread */
+static void report_spread(FILE *f, const struct wmt_row *r)
+{
+	if (r->ran && r->repeats > 1)
+		fprintf(f,
+			"   %u runs: Mmsg/s min %.3f, median %.3f, max %.3f\n",
+			r->repeats, r->mmsgs_min, r->mmsgs, r->mmsgs_max);
+}
+
 void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 {
 	const struct wmt_usage *u = &r->usage;
@@ -154,6 +167,7 @@ void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 			u->count[RES_QP], u->uar_pages, u->uuars_used, emu,
 			wmt_row_mem_per_ep(r) / 1024,
 			r->verified ? "yes" : r->reason);
+		report_spread(f, r);
 		return;
 	}
 	fprintf(f,
@@ -166,6 +180,7 @@ void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 		(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
 		u->qp_bytes / 1024.0, u->cq_bytes / 1024.0,
 		wmt_row_mem_per_ep(r) / 1024, r->verified ? "yes" : r->reason);
+	report_spread(f, r);
 }
 
 void wmt_report_table_end(FILE *f, bool wide)

@@ -18,7 +18,9 @@ struct wmt_row {
 	struct wmt_usage usage;
 	unsigned int size, post_list, cq_mod, tx_depth;
 	uint64_t msgs;
-	double seconds, mmsgs, mbps;
+	double seconds, mmsgs, mbps; /* mmsgs, mbps: the runs' median */
+	unsigned int repeats; /* timed runs (--repeat) */
+	double mmsgs_min, mmsgs_max;
 	unsigned int pinned;
 	bool ran, verified;
 	uint64_t bad;

@@ -55,8 +55,9 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	if (!r->ran) {
 		/* a row not run has no figures: null, never 0 */
 		static const char *const none[] = {
-			"n_iterations",	  "messages",	"seconds",
-			"MsgRate",	  "BW_average", "pinned_threads",
+			"n_iterations",	  "messages",	 "seconds",
+			"MsgRate",	  "MsgRate_min", "MsgRate_max",
+			"repeats",	  "BW_average",	 "pinned_threads",
 			"mapping_levels", "resources",
 		};
 
@@ -73,7 +74,11 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_uint(w, "n_iterations", r->l.threads ? r->msgs / r->l.threads : 0);
 	json_uint(w, "messages", r->msgs);
 	json_double(w, "seconds", r->seconds);
+	/* with --repeat: the median of the runs, and their range */
 	json_double(w, "MsgRate", r->mmsgs);
+	json_double(w, "MsgRate_min", r->mmsgs_min);
+	json_double(w, "MsgRate_max", r->mmsgs_max);
+	json_uint(w, "repeats", r->repeats);
 	json_double(w, "BW_average", r->mbps);
 	json_uint(w, "pinned_threads", r->pinned);
 	json_begin_object(w, "shared_by");
@@ -135,6 +140,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_bool(&w, "warm_up", o->warm_up);
 	json_uint(&w, "iterations", o->duration ? 0 : o->iters);
 	json_uint(&w, "duration", o->duration);
+	json_uint(&w, "repeat", o->repeat);
 	json_end_object(&w);
 	json_begin_array(&w, "results");
 	for (i = 0; i < n; i++)
@@ -159,6 +165,9 @@ static const char *const csv_columns[] = {
 	"msgs",
 	"seconds",
 	"mmsg_per_s",
+	"mmsg_per_s_min",
+	"mmsg_per_s_max",
+	"repeats",
 	"mib_per_s",
 	"levels",
 	"contexts",
@@ -180,7 +189,9 @@ static const char *const csv_columns[] = {
 	"reason",
 };
 
-/* the columns msgs .. mem_per_ep_bytes of a row that ran (20 cells) */
+/* the columns msgs .. mem_per_ep_bytes of a row that ran */
+#define CSV_FIGURES 23
+
 static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
 {
 	const struct wmt_usage *u = &r->usage;
@@ -190,6 +201,9 @@ static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
 	csv_uint(w, r->msgs);
 	csv_double(w, r->seconds);
 	csv_double(w, r->mmsgs);
+	csv_double(w, r->mmsgs_min);
+	csv_double(w, r->mmsgs_max);
+	csv_uint(w, r->repeats);
 	csv_double(w, r->mbps);
 	csv_string(w, levels);
 	csv_uint(w, u->count[RES_CTX]);
@@ -239,7 +253,7 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_uint(&w, r->tx_depth);
 		if (!r->ran) {
 			/* msgs .. mem_per_ep_bytes: no figures, empty cells */
-			for (k = 0; k < 20; k++)
+			for (k = 0; k < CSV_FIGURES; k++)
 				csv_string(&w, "");
 		} else {
 			csv_figures(&w, r);

@@ -5,6 +5,7 @@
 
 #include "row.h"
 #include "sendloop.h"
+#include "spread.h"
 
 unsigned int wmt_slots(const struct wmt_options *o)
 {
@@ -78,6 +79,7 @@ static void fill_rates(struct wmt_row *row, const struct wmt_run_result *res)
 	row->msgs = res->msgs;
 	row->seconds = res->seconds;
 	row->pinned = res->pinned;
+	row->repeats = 1;
 	if (res->seconds > 0) {
 		row->mmsgs = res->msgs / res->seconds / 1e6;
 		row->mbps = (double)res->msgs * row->size / res->seconds /
@@ -210,5 +212,46 @@ out:
 	free(local);
 	free(raddr);
 	row->status = ret;
+	return ret;
+}
+
+int wmt_run_row_repeated(const struct wmt_options *o, enum wmt_category cat,
+			 struct ibv_device *dev,
+			 const struct wmt_target_ops *ops, void *arg,
+			 struct wmt_row *row)
+{
+	unsigned int n = o->repeat > 1 ? o->repeat : 1, k;
+	double *rate = calloc(n, sizeof(*rate));
+	struct wmt_spread s;
+	double seconds = 0;
+	uint64_t msgs = 0;
+	int ret = 0;
+
+	if (!rate) {
+		snprintf(row->reason, sizeof(row->reason), "out of memory");
+		return row->status = PERFTEST_EXIT_DEVICE;
+	}
+	for (k = 0; k < n && (!k || !wmt_interrupted); k++) {
+		memset(row, 0, sizeof(*row));
+		ret = wmt_run_row(o, cat, dev, ops, arg, row);
+		if (ret)
+			break;
+		rate[k] = row->mmsgs;
+		msgs += row->msgs;
+		seconds += row->seconds;
+	}
+	if (!ret && k > 1) {
+		wmt_spread(rate, k, &s);
+		row->repeats = k;
+		row->msgs = msgs;
+		row->seconds = seconds;
+		row->mmsgs = s.median;
+		row->mmsgs_min = s.min;
+		row->mmsgs_max = s.max;
+		row->mbps = s.median * 1e6 * row->size / (1 << 20);
+	} else if (!ret) {
+		row->mmsgs_min = row->mmsgs_max = row->mmsgs;
+	}
+	free(rate);
 	return ret;
 }

@@ -42,6 +42,16 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		struct ibv_device *dev, const struct wmt_target_ops *ops,
 		void *arg, struct wmt_row *row);
 
+/*
+ * wmt_run_row --repeat times on fresh endpoints: the median rate, the
+ * minimum and maximum, msgs and seconds summed. The first run that fails
+ * is the row; Ctrl-C ends the repetitions with the runs done.
+ */
+int wmt_run_row_repeated(const struct wmt_options *o, enum wmt_category cat,
+			 struct ibv_device *dev,
+			 const struct wmt_target_ops *ops, void *arg,
+			 struct wmt_row *row);
+
 /* slots per thread region: d rounded up to a power of two */
 unsigned int wmt_slots(const struct wmt_options *o);
 

@@ -38,6 +38,8 @@ static const char usage_rest[] =
 	"  -s, --size=BYTES        message size (default 2, at most 65536)\n"
 	"  -n, --iters=N           messages per thread\n"
 	"  -D, --duration=SEC      run each row for SEC seconds (default 2 without -n)\n"
+	"      --repeat=N          run each row N times: the rate is their median, min\n"
+	"                          and max beside it (table, JSON, CSV)\n"
 	"  -t, --tx-depth=D        QP depth per thread (default 128); a QP shared by x threads is x*D deep\n"
 	"  -l, --post_list=P       WQEs per ibv_post_send (default 32)\n"
 	"  -Q, --cq-mod=Q          one signaled WQE every Q (default 64); CQ depth D/Q per endpoint\n"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ib_write_mt's pure parts, without a device: the sharing rules, the
- * payloads and their verification, the wire format checks and the roles
- * a launcher's environment gives.
+ * payloads and their verification, the wire format checks, the roles
+ * a launcher's environment gives and the UAR pages counted from the maps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,13 +10,18 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "accounting.h"
 #include "layout.h"
 #include "oob.h"
 #include "options.h"
+#include "spread.h"
 #include "verify.h"
 
 /* the last resolve's error message */
@@ -307,6 +312,101 @@ static void test_launchers(void **state)
 }
 
 /* --help lists every category with its description, and the sets */
+static void *map_page(int fd, int prot)
+{
+	void *p = mmap(NULL, 4096, prot, MAP_SHARED, fd, 0);
+
+	assert_ptr_not_equal(p, MAP_FAILED);
+	return p;
+}
+
+/* the pages a set of contexts mapped, from one snapshot before and after */
+static unsigned int mapped_pages(const int *fds, unsigned int nfds,
+				 int alias_of, unsigned int *mappings)
+{
+	struct wmt_maps before, after;
+	void *p[8];
+	unsigned int i, n = 0, pages;
+
+	assert_int_equal(wmt_maps_snapshot(&before), 0);
+	for (i = 0; i < nfds; i++)
+		p[n++] = map_page(fds[i], PROT_READ | PROT_WRITE);
+	/* mlx5emu's own view of a page: the same page of the same file */
+	if (alias_of >= 0)
+		p[n++] = map_page(fds[alias_of], PROT_READ | PROT_WRITE);
+	/* a clock page: read-only, not a UAR */
+	p[n++] = map_page(fds[0], PROT_READ);
+	assert_int_equal(wmt_maps_snapshot(&after), 0);
+	pages = wmt_maps_device_pages(&before, &after, fds, nfds, mappings);
+	for (i = 0; i < n; i++)
+		munmap(p[i], 4096);
+	wmt_maps_free(&before);
+	wmt_maps_free(&after);
+	return pages;
+}
+
+/* a file of its own per context (mlx5emu's memfds): aliases fold */
+static void test_maps_own_files(void **state)
+{
+	unsigned int mappings;
+	int fds[3], i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		fds[i] = memfd_create("wmt-unit-uverbs", MFD_CLOEXEC);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(ftruncate(fds[i], 4096), 0);
+	}
+	assert_int_equal(mapped_pages(fds, 3, 1, &mappings), 3);
+	assert_int_equal(mappings, 4);
+	/* pages mapped through another file are not the contexts' */
+	assert_int_equal(mapped_pages(fds, 2, 2, &mappings), 2);
+	assert_int_equal(mappings, 2);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
+/*
+ * Contexts sharing the device file (a real uverbs device): the same offset
+ * is a different page in each context, so every page counts.
+ */
+static void test_maps_shared_file(void **state)
+{
+	char path[] = "/tmp/wmt-unit-XXXXXX";
+	unsigned int mappings;
+	int fds[3], i;
+
+	(void)state;
+	fds[0] = mkstemp(path);
+	assert_true(fds[0] >= 0);
+	assert_int_equal(ftruncate(fds[0], 4096), 0);
+	for (i = 1; i < 3; i++) {
+		fds[i] = open(path, O_RDWR | O_CLOEXEC);
+		assert_true(fds[i] >= 0);
+	}
+	unlink(path);
+	assert_int_equal(mapped_pages(fds, 3, -1, &mappings), 3);
+	assert_int_equal(mappings, 3);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
+/* --repeat's figures: min <= median <= max, an even count's middle mean */
+static void test_spread(void **state)
+{
+	double odd[] = { 2.27, 1.26, 1.9, 2.0, 1.5 }, even[] = { 4, 1, 3, 2 };
+	double one[] = { 1.5 };
+	struct wmt_spread s;
+
+	(void)state;
+	wmt_spread(odd, 5, &s);
+	assert_true(s.min == 1.26 && s.median == 1.9 && s.max == 2.27);
+	wmt_spread(even, 4, &s);
+	assert_true(s.min == 1 && s.median == 2.5 && s.max == 4);
+	wmt_spread(one, 1, &s);
+	assert_true(s.min == 1.5 && s.median == 1.5 && s.max == 1.5);
+}
+
 static void test_help(void **state)
 {
 	char *text = NULL, line[160];
@@ -342,6 +442,9 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_maps_own_files),
+		cmocka_unit_test(test_maps_shared_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@ struct ring_rec {
 };
 
 static struct {
-	bool dirty; /* ring counts changed since the stat file */
+	bool dirty; /* rings or their counts changed since the stat file */
 	struct ring_rec rings[NIC_MAX_RINGS];
 	unsigned int nrings;
 } doorbells;
@@ -51,6 +51,8 @@ static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 		if (r->ctx == ctx && r->page_id == qp->uar_id && r->slot == s &&
 		    r->qpn == qpn) {
 			r->count++;
+			/* a new count too, or stat shows the first one forever */
+			doorbells.dirty = true;
 			return;
 		}
 	}
