@@ -103,7 +103,7 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 	},
 	[EMU_OPTION_NIC_IDLE_US] = {
 		.var = "MLX5EMU_NIC_IDLE_US", .arg = "N", UINT_RANGE(0, 1000000),
-		.def = "2000",
+		.def = "5000",
 		.help = "longest idle sleep of the NIC thread, in us\n"
 			"(200 at most until idle for 0.1 s)",
 	},

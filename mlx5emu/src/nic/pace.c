@@ -15,7 +15,8 @@
  *          runs at once. A real-time thread that stays busy, or wakes
  *          every few microseconds, would starve the application on a small
  *          machine, so one that used more than half a core over 10 ms
- *          spends the next 10 ms in the default class.
+ *          spends the next 10 ms in the default class, with the short
+ *          slice below where the kernel has it.
  *   slice  a short slice of the default class (sched_attr.sched_runtime,
  *          honoured by Linux 6.12's EEVDF; no privilege): a waking task
  *          whose slice is shorter preempts the running one.
@@ -75,15 +76,24 @@ static struct {
 	uint64_t wall, cpu; /* where the current window started, in ns */
 } window;
 
+/*
+ * SCHED_FIFO, or the default class with a short slice (where the kernel
+ * has one): a thread over its real-time budget still preempts on wake-up,
+ * within its fair share.
+ */
 static int set_fifo(bool on)
 {
-	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+	struct nic_sched_attr a = {
+		.size = sizeof(a),
+		.sched_policy = on ? SCHED_FIFO : SCHED_OTHER,
+		.sched_priority = on ? 1 : 0,
+		.sched_runtime = on ? 0 : NIC_PACE_SLICE_NS,
+	};
 
-	/* this thread only: pthread_setschedparam on ourselves */
-	return pthread_setschedparam(pthread_self(),
-				     on ? SCHED_FIFO : SCHED_OTHER, &sp);
+	return syscall(SYS_sched_setattr, 0, &a, 0) ? -1 : 0;
 }
 
+/* the default class with a short slice; false where the kernel has none */
 static bool set_short_slice(void)
 {
 	struct nic_sched_attr a = {
