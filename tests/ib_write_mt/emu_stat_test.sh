@@ -32,7 +32,7 @@ if [ "$check" = exited ]; then
 		die "no state=exited after a clean exit"
 	! "$MLX5EMU" stat --dir="$dir" --machine | grep -q 'exited=' ||
 		die "the record still says exited="
-	"$MLX5EMU" stat --dir="$dir" | grep -q '^pid [0-9]* (ib_write_mt) exited$' ||
+	"$MLX5EMU" stat --dir="$dir" | grep -Eq '^pid [0-9]* \(ib_write_mt\) exited(,|$)' ||
 		die "the human form does not say exited"
 	echo "ok: state=exited"
 	exit 0
