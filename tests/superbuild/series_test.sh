@@ -17,6 +17,16 @@ submitter() {
 	git config --global user.email submitter@example.org
 }
 
+# A copy of the queue in $work/patches, applied in $work/src, and a
+# submitter's identity: what make series starts from.
+submitter_queue() {
+	mkdir -p "$work/patches"
+	cp "$top"/patches/* "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
+	submitter
+}
+
 # run CMD...: capture stderr in $err and the exit code in $rc
 run() {
 	rc=0
@@ -146,11 +156,7 @@ submission)
 	# make series: one directory per submission of patches/submissions, each
 	# numbered on its own with its cover letter, authored and signed off by
 	# the submitter, without the fork-only patches
-	mkdir -p "$work/patches"
-	cp "$top"/patches/* "$work/patches/"
-	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
-	submitter
+	submitter_queue
 	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || die "make-series failed"
 	plan=$work/patches/submissions
 	names=$(grep -v -e '^#' -e '^$' -e $'^\t' "$plan" | cut -d' ' -f1)
@@ -194,11 +200,7 @@ submission)
 	;;
 submission_plan_is_complete)
 	# a queue patch in no submission and not fork-only stops make series
-	mkdir -p "$work/patches"
-	cp "$top"/patches/* "$work/patches/"
-	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
-	submitter
+	submitter_queue
 	sed -i '/^\tpyverbs\/mlx5: Fix Mlx5DvQP.uar_mmap_offset$/d' "$work/patches/submissions"
 	run "$top/cmake/make-series.sh" "$work/src" "$work/out"
 	expect_one_line_error "is in no submission" "fork-only"
