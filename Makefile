@@ -7,8 +7,10 @@
 #                      fixed emulated runs, in build/figures
 #   make tree          build/src: upstream + patches/series as git commits
 #   make export        patches/ rewritten from the commits in build/src
-#   make series        the upstream submission (numbered patches + cover letter) in build/series
-#   make check-series  every prefix of the series builds (slow: kept out of make check)
+#   make series        the upstream submissions (patches/submissions), one directory
+#                      each with its cover letter and numbering, in build/series
+#   make check-series  every submission applies on its base and builds at every
+#                      prefix, and so does the fork (slow: kept out of make check)
 #   make check-hw      the series' validation kit (tdshare-check-hw) on this host's
 #                      mlx5 device, or on mlx5emu without one; report in build/check-hw
 #   make deb           Debian source and binary packages in build/packages

@@ -1,47 +1,142 @@
 #!/usr/bin/env bash
-# make-series.sh SRC_DIR OUT_DIR: the upstream submission of the queue.
+# make-series.sh SRC_DIR OUT_DIR: the upstream submissions of the queue.
 #
-# Every patch of the queue except those whose subject patches/fork-only lists
-# (our distributor tag), re-based onto pristine upstream, numbered, with a
-# cover letter from patches/cover-letter.txt (first line: subject; rest: body).
+# patches/submissions splits the queue into submissions (fixes, then the
+# sets that build on them); each is written to OUT_DIR/<name>/ as numbered
+# patches with its own cover letter (patches/cover-<name>.txt: first line
+# subject, rest body). Each is re-based onto pristine upstream plus the
+# submissions it names as its base, so that a patch that does not apply
+# there stops the script. Patches whose subject patches/fork-only lists
+# are in none of them. OUT_DIR/ORDER lists the submissions in sending
+# order with their bases, for check-series.sh and for the submitter.
 #
-# The queue carries no Signed-off-by: the submitter certifies the DCO here,
-# with their own git identity (user.name, user.email), which signs off every
-# patch and sends the cover letter. Without one the script refuses.
+# The queue carries no Signed-off-by and stays neutral: the submitter
+# certifies the DCO here, with their own git identity (user.name,
+# user.email), which becomes the author and the sign-off of every patch and
+# sends the cover letters. Without one the script refuses.
 set -euo pipefail
 src=${1:?usage: make-series.sh SRC_DIR OUT_DIR}
 out=${2:?usage: make-series.sh SRC_DIR OUT_DIR}
 . "$(dirname "$0")/series-lib.sh"
 
 [ -d "$src/.git" ] || die "$(shown "$src") is not a patch-queue tree: run 'make tree' first"
-cover=$patches/cover-letter.txt
-[ -f "$cover" ] || die "$(shown "$cover") is missing"
+plan=$patches/submissions
+[ -f "$plan" ] || die "$(shown "$plan") is missing"
 name=$(git -C "$src" config user.name || true)
 email=$(git -C "$src" config user.email || true)
 [ -n "$name" ] && [ -n "$email" ] ||
 	die "make series signs off every patch with your git identity and there is none: set it with git config --global user.name 'Your Name' and git config --global user.email you@example.org"
 
-branch=submission
-srcgit worktree remove --force "$src.submission" >/dev/null 2>&1 || true
-srcgit branch -D "$branch" >/dev/null 2>&1 || true
-srcgit worktree add -q -b "$branch" "$src.submission" upstream
-trap 'srcgit worktree remove --force "$src.submission" >/dev/null 2>&1; srcgit branch -D "$branch" >/dev/null 2>&1' EXIT
+# The plan: names in order, and per name its bases, options and subjects
+declare -a names=()
+declare -A bases=() opts=() subjects=() owner=()
+current=
+while IFS= read -r line; do
+	case $line in
+	'' | '#'*) continue ;;
+	$'\t'*)
+		[ -n "$current" ] || die "$(shown "$plan"): a patch before the first submission: $line"
+		s=${line#$'\t'}
+		[ -z "${owner[$s]:-}" ] || die "$(shown "$plan"): \"$s\" is in ${owner[$s]} and $current"
+		owner[$s]=$current
+		subjects[$current]+="$s"$'\n'
+		;;
+	*)
+		read -r current rest <<<"$line"
+		base=$(grep -o 'base=[^ ]*' <<<"$rest" | cut -d= -f2 | tr , ' ')
+		[ -n "$base" ] || die "$(shown "$plan"): $current names no base"
+		for b in $base; do
+			[ "$b" = 65.0 ] || [ -n "${bases[$b]:-}" ] ||
+				die "$(shown "$plan"): $current is based on $b, which is not an earlier submission"
+		done
+		names+=("$current")
+		bases[$current]=$base
+		opts[$current]=$(sed 's/base=[^ ]*//' <<<"$rest" | xargs)
+		cover=$patches/cover-$current.txt
+		[ -f "$cover" ] || die "$(shown "$cover") is missing: every submission needs a cover letter"
+		;;
+	esac
+done <"$plan"
+
+# Every queue patch is in one submission or fork-only; the plan names no
+# patch the queue does not have, in the queue's order.
+declare -A commit_of=()
 for c in $(srcgit rev-list --reverse upstream..HEAD); do
-	subject=$(srcgit log -1 --format=%s "$c")
-	grep -qxF -- "$subject" "$patches/fork-only" 2>/dev/null && continue
-	git -C "$src.submission" cherry-pick "$c" >/dev/null 2>&1 ||
-		die "\"$subject\" does not apply without the fork-only patches before it"
+	s=$(srcgit log -1 --format=%s "$c")
+	if grep -qxF -- "$s" "$patches/fork-only" 2>/dev/null; then
+		[ -z "${owner[$s]:-}" ] || die "\"$s\" is fork-only but $(shown "$plan") puts it in ${owner[$s]}"
+		continue
+	fi
+	[ -n "${owner[$s]:-}" ] || die "\"$s\" is in no submission: add it to $(shown "$plan") or to patches/fork-only"
+	commit_of[$s]=$c
+done
+for n in "${names[@]}"; do
+	while IFS= read -r s; do
+		[ -n "$s" ] || continue
+		[ -n "${commit_of[$s]:-}" ] || die "$(shown "$plan"): \"$s\" ($n) is not in the queue"
+	done <<<"${subjects[$n]}"
 done
 
+# all bases of a submission, recursively, in sending order
+stack_of() {
+	local n b want=" "
+	for b in ${bases[$1]}; do
+		[ "$b" = 65.0 ] && continue
+		want+="$(stack_of "$b" | tr '\n' ' ') $b "
+	done
+	for n in "${names[@]}"; do
+		case $want in *" $n "*) echo "$n" ;; esac
+	done
+}
+
+# "rdma-core 65.0", or that with the bases, one per line, in order
+base_text() {
+	local n text=
+	for n in $(stack_of "$1"); do
+		text+=$'\n'"  - $n: \"$(head -n1 "$patches/cover-$n.txt")\""
+	done
+	echo "rdma-core 65.0${text:+ with these submissions applied first, in this order:$text}"
+}
+
 out=$(realpath -m "$out")
+wt=$src.submission
+cleanup() {
+	srcgit worktree remove --force "$wt" >/dev/null 2>&1 || true
+	srcgit branch -D submission >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$src.submission" format-patch -q --signoff --cover-letter --zero-commit --no-signature \
-	-o "$out" upstream.."$branch"
-subject=$(head -n1 "$cover")
-body=$(tail -n +2 "$cover")
-letter=$(ls "$out"/0000-cover-letter.patch)
-SUBJECT="$subject" BODY="$body" python3 - "$letter" <<'PY'
+echo "# submission base later (written by make-series.sh)" >"$out/ORDER"
+for n in "${names[@]}"; do
+	cleanup
+	srcgit worktree add -q -b submission "$wt" upstream
+	# the bases, from the files written for them: they apply as sent
+	for b in $(stack_of "$n"); do
+		# shellcheck disable=SC2046
+		git -C "$wt" am -q $(ls "$out/$b"/0*.patch | grep -v /0000-cover-letter.patch) >/dev/null 2>&1 ||
+			die "$b does not apply on its base (${bases[$b]// /, })"
+	done
+	from=$(git -C "$wt" rev-parse HEAD)
+	while IFS= read -r s; do
+		[ -n "$s" ] || continue
+		c=${commit_of[$s]}
+		{ git -C "$wt" cherry-pick -n "$c" &&
+			git -C "$wt" commit -q -C "$c" --reset-author --signoff; } >/dev/null 2>&1 ||
+			die "\"$s\" ($n) does not apply on its base (${bases[$n]// /, }) and the patches before it in $n"
+	done <<<"${subjects[$n]}"
+
+	prefix="PATCH rdma-core"
+	case " ${opts[$n]} " in *" rfc "*) prefix="RFC PATCH rdma-core" ;; esac
+	later=no
+	case " ${opts[$n]} " in *" later "*) later=yes ;; esac
+	git -C "$wt" format-patch -q --cover-letter --zero-commit --no-signature \
+		--subject-prefix="$prefix" -o "$out/$n" "$from"..HEAD
+	cover=$patches/cover-$n.txt
+	note="Applies on $(base_text "$n")."
+	[ $later = no ] || note+=$'\n\n'"Not sent with the others: it follows once they are agreed."
+	SUBJECT=$(head -n1 "$cover") BODY="$note"$'\n\n'$(tail -n +2 "$cover") \
+		python3 - "$out/$n/0000-cover-letter.patch" <<'PY'
 import os, sys
 path = sys.argv[1]
 text = open(path).read()
@@ -49,4 +144,8 @@ text = text.replace("*** SUBJECT HERE ***", os.environ["SUBJECT"])
 text = text.replace("*** BLURB HERE ***", os.environ["BODY"].strip("\n"))
 open(path, "w").write(text)
 PY
-echo "$(shown "$out"): $(ls "$out" | grep -c '^0' ) files (cover letter + $(($(ls "$out" | grep -c '^0') - 1)) patches)" >&2
+	echo "$n $(tr ' ' , <<<"${bases[$n]}") $later" >>"$out/ORDER"
+	when=
+	[ $later = no ] || when=" (sent later)"
+	echo "$(shown "$out/$n"): cover letter + $(($(ls "$out/$n" | grep -c '^0') - 1)) patches, on ${bases[$n]// /, }$when" >&2
+done

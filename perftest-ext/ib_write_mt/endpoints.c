@@ -44,9 +44,8 @@ static int fail(struct builder *b, int code, const char *what, int err)
 /* the library's TD sharing levels */
 static int probe_context(struct builder *b, unsigned int c)
 {
-	struct mlx5dv_context dv = {
-		.comp_mask = MLX5DV_CONTEXT_MASK_TD_SHARING,
-	};
+	struct mlx5dv_context dv = {};
+	struct ibv_device_attr_ex attr = {};
 	unsigned int level = b->e->l.td_level;
 
 	if (mlx5dv_query_device(b->e->ctx[c], &dv)) {
@@ -59,17 +58,21 @@ static int probe_context(struct builder *b, unsigned int c)
 	}
 	if (!level)
 		return 0;
-	if (!(dv.comp_mask & MLX5DV_CONTEXT_MASK_TD_SHARING)) {
+	if (ibv_query_device_ex(b->e->ctx[c], NULL, &attr))
+		return fail(b, PERFTEST_EXIT_UNAVAILABLE, "ibv_query_device_ex",
+			    errno);
+	/* an unpatched library leaves the field 0, "not reported" */
+	if (!attr.td_sharing_caps) {
 		snprintf(
 			b->err, b->errlen,
-			"libmlx5 has no thread-domain sharing levels (MLX5DV_CONTEXT_MASK_TD_SHARING)");
+			"libmlx5 has no thread-domain sharing levels (td_sharing_caps 0)");
 		return PERFTEST_EXIT_UNAVAILABLE;
 	}
-	if (!(dv.td_sharing_caps & (1u << level))) {
+	if (!(attr.td_sharing_caps & (1u << level))) {
 		snprintf(
 			b->err, b->errlen,
 			"the device cannot give level-%u thread domains (td_sharing_caps 0x%x)%s",
-			level, dv.td_sharing_caps,
+			level, attr.td_sharing_caps,
 			b->o->blueflame ? "" : "; BlueFlame is off");
 		return PERFTEST_EXIT_UNAVAILABLE;
 	}

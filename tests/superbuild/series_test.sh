@@ -17,6 +17,16 @@ submitter() {
 	git config --global user.email submitter@example.org
 }
 
+# A copy of the queue in $work/patches, applied in $work/src, and a
+# submitter's identity: what make series starts from.
+submitter_queue() {
+	mkdir -p "$work/patches"
+	cp "$top"/patches/* "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
+	submitter
+}
+
 # run CMD...: capture stderr in $err and the exit code in $rc
 run() {
 	rc=0
@@ -143,35 +153,57 @@ series_needs_identity)
 	[ ! -e "$work/out" ] || die "wrote a submission without an identity"
 	;;
 submission)
-	# make series: numbered patches without the fork-only ones, signed off
-	# by the submitter, and a cover letter
-	mkdir -p "$work/patches"
-	cp "$top"/patches/* "$work/patches/"
-	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
-	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
-	submitter
+	# make series: one directory per submission of patches/submissions, each
+	# numbered on its own with its cover letter, authored and signed off by
+	# the submitter, without the fork-only patches
+	submitter_queue
 	"$top/cmake/make-series.sh" "$work/src" "$work/out" 2>/dev/null || die "make-series failed"
-	total=$(grep -c . "$work/patches/series")
-	forkonly=$(grep -c . "$work/patches/fork-only")
-	n=$(ls "$work/out" | grep -c '^0[0-9]*-.*\.patch$') || true
-	[ "$n" -eq $((total - forkonly + 1)) ] || die "$n files for $total patches ($forkonly fork-only)"
-	letter=$work/out/0000-cover-letter.patch
-	grep -qE "^Subject: \[PATCH 0+/$((total - forkonly))\] $(head -n1 "$work/patches/cover-letter.txt")" "$letter" ||
-		die "cover letter subject is wrong"
-	! grep -q '\*\*\*' "$letter" || die "cover letter still has placeholders"
-	! grep -qF -- "$(head -n1 "$work/patches/fork-only")" "$work"/out/*.patch ||
-		die "a fork-only patch is in the submission"
-	for p in "$work"/out/0*-*.patch; do
-		case $p in *0000-cover-letter.patch) continue ;; esac
-		[ "$(grep -c '^Signed-off-by: ' "$p")" -eq 1 ] &&
-			grep -qxF 'Signed-off-by: Test Submitter <submitter@example.org>' "$p" ||
-			die "$(basename "$p") is not signed off once by the submitter"
+	plan=$work/patches/submissions
+	names=$(grep -v -e '^#' -e '^$' -e $'^\t' "$plan" | cut -d' ' -f1)
+	[ "$(grep -v '^#' "$work/out/ORDER" | cut -d' ' -f1)" = "$names" ] ||
+		die "ORDER does not list the submissions of $plan in order"
+	total=0
+	for name in $names; do
+		want=$(awk -v n="$name" '/^[^#\t]/ { on = ($1 == n) } on && /^\t/ { c++ } END { print c + 0 }' "$plan")
+		dir=$work/out/$name
+		n=$(ls "$dir" | grep -c '^0[0-9]*-.*\.patch$') || true
+		[ "$n" -eq $((want + 1)) ] || die "$name: $n files for $want patches"
+		letter=$dir/0000-cover-letter.patch
+		prefix='PATCH rdma-core'
+		grep "^$name " "$plan" | grep -qw rfc && prefix='RFC PATCH rdma-core'
+		grep -qF "Subject: [$prefix 0/$want] $(head -n1 "$work/patches/cover-$name.txt")" "$letter" ||
+			die "$name: cover letter subject is wrong"
+		grep -q '^Applies on rdma-core 65.0' "$letter" || die "$name: the cover letter does not say what it applies on"
+		! grep -q '\*\*\*' "$letter" || die "$name: cover letter still has placeholders"
+		grep -q '^From: Test Submitter <submitter@example.org>$' "$letter" ||
+			die "$name: the cover letter is not from the submitter"
+		for p in "$dir"/0*-*.patch; do
+			case $p in *0000-cover-letter.patch) continue ;; esac
+			grep -q '^From: Test Submitter <submitter@example.org>$' "$p" ||
+				die "$name/$(basename "$p") is not authored by the submitter"
+			[ "$(grep -c '^Signed-off-by: ' "$p")" -eq 1 ] &&
+				grep -qxF 'Signed-off-by: Test Submitter <submitter@example.org>' "$p" ||
+				die "$name/$(basename "$p") is not signed off once by the submitter"
+		done
+		total=$((total + want))
 	done
-	grep -q '^From: Test Submitter <submitter@example.org>$' "$letter" ||
-		die "the cover letter is not from the submitter"
-	! grep -qi 'tdshare' "$work"/out/*.patch || die "the fork's name or version tag is in the submission"
+	queue=$(grep -c . "$work/patches/series")
+	forkonly=$(grep -c . "$work/patches/fork-only")
+	[ "$total" -eq $((queue - forkonly)) ] || die "$total patches submitted for $queue ($forkonly fork-only)"
+	while IFS= read -r s; do
+		! grep -rqF -- "$s" "$work"/out/*/ || die "fork-only \"$s\" is in a submission"
+	done <"$work/patches/fork-only"
+	! grep -rqi 'tdshare' "$work"/out/*/ || die "the fork's name or version tag is in the submission"
+	grep -q ' yes$' "$work/out/ORDER" || die "no submission is marked as sent later"
 	git -C "$work/src" worktree list | grep -q submission && die "temporary worktree left behind"
-	echo "ok: cover letter + $((n - 1)) patches"
+	echo "ok: $(wc -w <<<"$names") submissions, $total patches"
+	;;
+submission_plan_is_complete)
+	# a queue patch in no submission and not fork-only stops make series
+	submitter_queue
+	sed -i '/^\tpyverbs\/mlx5: Fix Mlx5DvQP.uar_mmap_offset$/d' "$work/patches/submissions"
+	run "$top/cmake/make-series.sh" "$work/src" "$work/out"
+	expect_one_line_error "is in no submission" "fork-only"
 	;;
 *)
 	die "unknown case $1"
