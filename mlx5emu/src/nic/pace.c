@@ -32,7 +32,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,16 +95,11 @@ static int set_fifo(bool on)
 /* the default class with a short slice; false where the kernel has none */
 static bool set_short_slice(void)
 {
-	struct nic_sched_attr a = {
-		.size = sizeof(a),
-		.sched_policy = SCHED_OTHER,
-		.sched_runtime = NIC_PACE_SLICE_NS,
-	};
+	struct nic_sched_attr a = { .size = sizeof(a) };
 
-	if (syscall(SYS_sched_setattr, 0, &a, 0))
+	if (set_fifo(false))
 		return false;
-	/* older kernels accept and ignore it; 6.12+ read it back */
-	memset(&a, 0, sizeof(a));
+	/* older kernels accept and ignore the slice; 6.12+ read it back */
 	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0))
 		return false;
 	return a.sched_runtime == NIC_PACE_SLICE_NS;
