@@ -220,6 +220,9 @@ int emu_uar_bind_cq(struct emu_context *ctx, struct emu_cq *cq, bool has_idx,
 		    uint32_t page_id);
 void emu_uar_unbind_cq(struct emu_context *ctx, struct emu_cq *cq);
 
+/* device.c: does the NIC write there (an MR, a CQ ring)? */
+bool emu_device_writes_into(uint64_t addr, uint64_t len);
+
 /* uaccess.c: user pointers (0 or -EFAULT); prot is PROT_READ/WRITE */
 int emu_access_ok(uint64_t addr, uint64_t len, int prot);
 int emu_copy_from_user(void *dst, const void *src, size_t len);
@@ -228,6 +231,8 @@ int emu_copy_from_user(void *dst, const void *src, size_t len);
 void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		   int flags, off_t off);
 bool emu_uar_munmap(void *addr, size_t len);
+/* does [addr, addr + len) meet a UAR page the application mapped? */
+bool emu_uar_mapped(uint64_t addr, uint64_t len);
 void emu_uar_forked(void);
 /* the mappings we saw of one page, or of all the context's (pg NULL) */
 void emu_uar_forget_page_maps(struct emu_context *ctx, struct emu_uar_page *pg);
