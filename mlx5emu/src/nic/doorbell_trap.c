@@ -215,6 +215,12 @@ bool nic_trap_all_armed(void)
 	       __atomic_load_n(&trap.armed, __ATOMIC_RELAXED) == trap.n;
 }
 
+/* Does every doorbell page have a trap, armed or cooling? */
+bool nic_trap_covers_all(void)
+{
+	return trap.fd >= 0 && !trap.partial && trap.n;
+}
+
 /* the range a fault at addr hit, or NULL; trap.lock held */
 static struct trap_range *range_of(uintptr_t addr)
 {

@@ -76,6 +76,7 @@ int nic_start(void);
 bool nic_trap_arm(void);
 bool nic_trap_service(void);
 bool nic_trap_all_armed(void);
+bool nic_trap_covers_all(void);
 int nic_trap_fd(void);
 void nic_trap_forked(void);
 /* the thread has something new to look at; nic.lock held */

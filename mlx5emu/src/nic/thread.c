@@ -171,6 +171,15 @@ static void *nic_thread(void *arg)
 			nic_sleep(run.idle_max_us);
 			continue;
 		}
+		if (nic_trap_covers_all()) {
+			/*
+			 * Pages that rang are cooling before their
+			 * protection: one sleep, ended early when a peer's
+			 * answer comes, as it does in a round trip.
+			 */
+			nic_sleep(NIC_WARM_SLEEP_US);
+			continue;
+		}
 		nic_sleep(sleep_us);
 		if (slept_us < NIC_WARM_US)
 			slept_us += sleep_us;
