@@ -60,8 +60,6 @@ static unsigned int nic_pass(void)
 	unsigned int work = 0;
 	struct emu_list *pos, *tmp;
 
-	/* a doorbell that faulted on a protected page waits for this */
-	nic_trap_service();
 	emu_list_for_each_safe(pos, tmp, &nic.qps)
 	{
 		struct emu_nic_qp *q =
@@ -71,6 +69,12 @@ static unsigned int nic_pass(void)
 		work += nic_sq_process(&q->nq, run.budget);
 	}
 	fabric_flush();
+	/*
+	 * A store that faulted on a protected page waits for this; the
+	 * doorbell record it follows was read above, so the frames are out
+	 * first.
+	 */
+	nic_trap_service();
 	/* an arm that comes after its CQE fires here */
 	emu_list_for_each_safe(pos, tmp, &nic.cqs)
 	{
