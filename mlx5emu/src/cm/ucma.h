@@ -37,6 +37,8 @@
 #define CM_UDP_QKEY 0x01234567
 #define CM_MAX_BACKLOG 1024
 #define CM_ACK_TIMEOUT 14
+/* the CM's time wait after a disconnect (cm.c: ~2 packet life times) */
+#define CM_TIMEWAIT_NS 50000000ULL
 
 /* rdma_cm_event_type (rdma_cma.h) */
 enum ucma_event_type {
@@ -117,6 +119,7 @@ struct ucma_id {
 	bool has_dev; /* bound to mlx5_0 port 1 */
 	bool peer_gone; /* the channel closed before the user answered */
 	bool timeout_set;
+	bool timewait; /* TIMEWAIT_EXIT is due at the deadline */
 	uint8_t ack_timeout, tos;
 	uint16_t port; /* host order, 0: none held */
 	int port_fd; /* holds the port, listens if CM_LISTEN */

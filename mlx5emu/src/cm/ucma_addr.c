@@ -172,9 +172,17 @@ int ucma_resolve(struct ucma_id *id, const struct sockaddr *src,
 	return 0;
 }
 
-/* no neighbour answered for a foreign address within the timeout */
+/*
+ * A timer ran out: the time wait after a disconnect, or no neighbour
+ * answered for a foreign address within the resolution timeout.
+ */
 void ucma_timer_fired(struct ucma_id *id)
 {
+	if (id->timewait) {
+		id->timewait = false;
+		ucma_queue(id, UCMA_EV_TIMEWAIT_EXIT, 0, NULL);
+		return;
+	}
 	if (id->state != CM_ADDR_QUERY)
 		return;
 	id->state = CM_ADDR_BOUND;

@@ -33,7 +33,9 @@ static void disconnected(struct ucma_id *id)
 {
 	finish(id);
 	ucma_queue(id, UCMA_EV_DISCONNECTED, 0, NULL);
-	ucma_queue(id, UCMA_EV_TIMEWAIT_EXIT, 0, NULL);
+	id->timewait = true;
+	id->deadline = ucma_now() + CM_TIMEWAIT_NS;
+	ucma_wake_service();
 }
 
 static void got_req(struct ucma_id *id, const struct cm_msg *m)
