@@ -116,7 +116,6 @@ void ucma_close(struct ucma_file *f)
 		ucma_id_free(id);
 	}
 	f->closed = true;
-	pthread_cond_broadcast(&f->cond);
 	emu_fd_clear(f->fd);
 	emu_libc.close(f->fd);
 	pthread_mutex_unlock(&ucma_lock);
@@ -274,10 +273,12 @@ static void wait_cancelled(void *arg)
 
 static int wait_event(struct ucma_file *f, int fd)
 {
-	while (emu_list_empty(&f->events)) {
-		if (f->closed)
-			return -EBADF;
-		if (emu_libc.fcntl(fd, F_GETFL) & O_NONBLOCK)
+	/*
+	 * A reader keeps the kernel's file open: closing the fd under it
+	 * leaves it asleep (rping's CM thread), it never fails
+	 */
+	while (emu_list_empty(&f->events) || f->closed) {
+		if (!f->closed && emu_libc.fcntl(fd, F_GETFL) & O_NONBLOCK)
 			return -EAGAIN;
 		f->waiters++;
 		pthread_cleanup_push(wait_cancelled, f);
