@@ -22,8 +22,10 @@ ucmatose)
 	cli=(ucmatose -s "$addr" -p "$port" -c 2)
 	want='return status 0' ;;
 udaddy)
-	srv=(udaddy -p "$port")
-	cli=(udaddy -s "$addr" -p "$port")
+	# its -p is the port space; it always takes port 7174
+	port=7174
+	srv=(udaddy)
+	cli=(udaddy -s "$addr")
 	want='return status 0' ;;
 ib_write_bw | ib_send_lat)
 	srv=("$tool" -R -n 200 -p "$port")

@@ -39,6 +39,11 @@
 #define CM_ACK_TIMEOUT 14
 /* the CM's time wait after a disconnect (cm.c: ~2 packet life times) */
 #define CM_TIMEWAIT_NS 50000000ULL
+/*
+ * a path record query to the SA: hardware answers in a few ms, and
+ * programs count on it (perftest's server listens again meanwhile)
+ */
+#define CM_PATH_QUERY_NS 5000000ULL
 
 /* rdma_cm_event_type (rdma_cma.h) */
 enum ucma_event_type {
@@ -85,6 +90,7 @@ enum cm_state {
 	CM_ADDR_BOUND,
 	CM_ADDR_QUERY,
 	CM_ADDR_RESOLVED,
+	CM_ROUTE_QUERY,
 	CM_ROUTE_RESOLVED,
 	CM_LISTEN,
 	CM_REQ_WAIT, /* a channel was accepted, its REQ not read yet */

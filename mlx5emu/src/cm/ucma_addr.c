@@ -173,14 +173,20 @@ int ucma_resolve(struct ucma_id *id, const struct sockaddr *src,
 }
 
 /*
- * A timer ran out: the time wait after a disconnect, or no neighbour
- * answered for a foreign address within the resolution timeout.
+ * A timer ran out: the time wait after a disconnect, the SA's answer to
+ * a path query, or no neighbour answered for a foreign address within
+ * the resolution timeout.
  */
 void ucma_timer_fired(struct ucma_id *id)
 {
 	if (id->timewait) {
 		id->timewait = false;
 		ucma_queue(id, UCMA_EV_TIMEWAIT_EXIT, 0, NULL);
+		return;
+	}
+	if (id->state == CM_ROUTE_QUERY) {
+		id->state = CM_ROUTE_RESOLVED;
+		ucma_queue(id, UCMA_EV_ROUTE_RESOLVED, 0, NULL);
 		return;
 	}
 	if (id->state != CM_ADDR_QUERY)
@@ -193,8 +199,9 @@ int ucma_resolve_route(struct ucma_id *id)
 {
 	if (id->state != CM_ADDR_RESOLVED)
 		return -EINVAL;
-	id->state = CM_ROUTE_RESOLVED;
-	ucma_queue(id, UCMA_EV_ROUTE_RESOLVED, 0, NULL);
+	id->state = CM_ROUTE_QUERY;
+	id->deadline = ucma_now() + CM_PATH_QUERY_NS;
+	ucma_wake_service();
 	return 0;
 }
 

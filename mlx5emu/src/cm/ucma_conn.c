@@ -95,6 +95,8 @@ int ucma_connect(struct ucma_id *id, const struct rdma_ucm_conn_param *p)
 	id->state = CM_REQ_SENT;
 	fd = cm_tr_connect(id->ps, port);
 	if (fd < 0) {
+		emu_trace("ucma: id %u connect to port %u: %d", id->handle,
+			  port, fd);
 		/* nobody listens: the remote CM's answer to a REQ */
 		id->state = CM_DONE;
 		if (ud)
