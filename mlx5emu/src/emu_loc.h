@@ -124,8 +124,7 @@ struct ucma_file;
 bool ucma_is_cdev(const char *path);
 void ucma_fake_stat(struct stat *st);
 int ucma_open(int flags);
-ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf,
-		   size_t count);
+ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf, size_t count);
 void ucma_close(struct ucma_file *f);
 int ucma_netlink_chardev(uint64_t *cdev, uint64_t *abi, const char **name);
 

@@ -148,8 +148,7 @@ static void test_foreign_address_is_addr_error(void **state)
 	assert_int_equal(rdma_resolve_addr(p->client, NULL,
 					   (struct sockaddr *)&dst, 200),
 			 0);
-	assert_int_equal(expect(p->ch, RDMA_CM_EVENT_ADDR_ERROR, NULL, NULL,
-				0),
+	assert_int_equal(expect(p->ch, RDMA_CM_EVENT_ADDR_ERROR, NULL, NULL, 0),
 			 -ETIMEDOUT);
 }
 

@@ -124,8 +124,7 @@ static void test_create_id_checks(void **state)
 
 	(void)state;
 	/* no room for the answer */
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c),
-				  2),
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 2),
 			 -ENOSPC);
 	/* an unknown port space */
 	c.ps = 0x77;
@@ -185,21 +184,21 @@ static void test_bad_addresses_and_states(void **state)
 			 -EADDRNOTAVAIL);
 	/* no device yet: route, connect and QP attributes are refused */
 	r.id = id;
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &r,
-				  sizeof(r), 0),
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &r, sizeof(r),
+				  0),
 			 -EINVAL);
 	conn.id = id;
 	conn.conn_param.valid = 1;
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_CONNECT, &conn,
-				  sizeof(conn), 0),
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_CONNECT, &conn, sizeof(conn),
+				  0),
 			 -EINVAL);
 	/* a connect shorter than its fixed part */
 	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_CONNECT, &conn, 8, 0),
 			 -EINVAL);
 	q.id = id;
 	q.qp_state = 9;
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &q,
-				  sizeof(q), sizeof(attr)),
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &q, sizeof(q),
+				  sizeof(attr)),
 			 -EINVAL);
 	destroy_id(id);
 }
@@ -218,8 +217,7 @@ static void test_get_event_nonblocking_and_bad_pointer(void **state)
 				  sizeof(resp)),
 			 -EAGAIN);
 	/* too little room for an event */
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g),
-				  8),
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), 8),
 			 -ENOSPC);
 	/* an event waits; a bad pointer leaves it there */
 	rip.id = id;
@@ -227,9 +225,8 @@ static void test_get_event_nonblocking_and_bad_pointer(void **state)
 	((struct sockaddr_in *)&rip.dst_addr)->sin_addr.s_addr =
 		htonl(INADDR_LOOPBACK);
 	rip.timeout_ms = 1000;
-	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_RESOLVE_IP, &rip,
-				  sizeof(rip), 0),
-			 0);
+	assert_int_equal(
+		send_cmd(RDMA_USER_CM_CMD_RESOLVE_IP, &rip, sizeof(rip), 0), 0);
 	g.response = 24;
 	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g),
 				  sizeof(resp)),
