@@ -45,6 +45,19 @@
  */
 #define CM_PATH_QUERY_NS 5000000ULL
 
+#define AF_IB_FAMILY 27
+
+/* struct sockaddr_ib of rdma/ib.h (not a uAPI header of the tree) */
+struct ucma_sockaddr_ib {
+	unsigned short sib_family;
+	uint16_t sib_pkey;
+	uint32_t sib_flowinfo;
+	uint8_t sib_addr[16];
+	uint64_t sib_sid;
+	uint64_t sib_sid_mask;
+	uint64_t sib_scope_id;
+};
+
 /* rdma_cm_event_type (rdma_cma.h) */
 enum ucma_event_type {
 	UCMA_EV_ADDR_RESOLVED,

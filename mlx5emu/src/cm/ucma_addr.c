@@ -15,19 +15,6 @@
 
 #include "ucma.h"
 
-#define AF_IB_FAMILY 27
-
-/* struct sockaddr_ib of rdma/ib.h (not a uAPI header of the tree) */
-struct ucma_sockaddr_ib {
-	unsigned short sib_family;
-	uint16_t sib_pkey;
-	uint32_t sib_flowinfo;
-	uint8_t sib_addr[16];
-	uint64_t sib_sid;
-	uint64_t sib_sid_mask;
-	uint64_t sib_scope_id;
-};
-
 socklen_t ucma_addr_size(const struct sockaddr *sa)
 {
 	switch (sa->sa_family) {

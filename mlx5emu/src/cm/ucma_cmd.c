@@ -43,6 +43,26 @@ static struct ucma_id *get_dev(struct ucma_file *f, uint32_t handle, int *err)
 	return id;
 }
 
+/*
+ * Copies the request and finds the id it names (on a device if dev): the
+ * commands that check nothing else first
+ */
+static struct ucma_id *take(struct ucma_req *r, void *cmd, size_t size,
+			    size_t id_at, bool dev, int *err)
+{
+	uint32_t handle;
+
+	*err = emu_copy_from_user(cmd, r->in, size);
+	if (*err)
+		return NULL;
+	memcpy(&handle, (const char *)cmd + id_at, sizeof(handle));
+	return dev ? get_dev(r->f, handle, err) :
+		     ucma_id_get(r->f, handle, err);
+}
+
+#define TAKE(r, cmd, dev, err)                                                 \
+	take(r, &(cmd), sizeof(cmd), offsetof(typeof(cmd), id), dev, err)
+
 #define GET_CMD(r, cmd)                                                        \
 	do {                                                                   \
 		int __e = emu_copy_from_user(&(cmd), (r)->in, sizeof(cmd));    \
@@ -97,8 +117,7 @@ static int cmd_destroy_id(struct ucma_req *r)
 
 	if (r->out_len < sizeof(resp))
 		return -ENOSPC;
-	GET_CMD(r, cmd);
-	id = ucma_id_get(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, false, &ret);
 	if (!id)
 		return ret;
 	ucma_id_leaving(id);
@@ -177,8 +196,7 @@ static int cmd_resolve_route(struct ucma_req *r)
 	struct ucma_id *id;
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = get_dev(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, true, &ret);
 	return id ? ucma_resolve_route(id) : ret;
 }
 
@@ -191,8 +209,7 @@ static int cmd_query_route(struct ucma_req *r)
 
 	if (r->out_len < sizeof(resp))
 		return -ENOSPC;
-	GET_CMD(r, cmd);
-	id = ucma_id_get(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, false, &ret);
 	if (!id)
 		return ret;
 	ret = ucma_query_route(id, &resp, sizeof(resp));
@@ -207,8 +224,7 @@ static int cmd_query(struct ucma_req *r)
 	size_t len;
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = ucma_id_get(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, false, &ret);
 	if (!id)
 		return ret;
 	len = r->out_len < sizeof(resp) ? r->out_len : sizeof(resp);
@@ -250,8 +266,7 @@ static int cmd_listen(struct ucma_req *r)
 	struct ucma_id *id;
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = ucma_id_get(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, false, &ret);
 	if (!id)
 		return ret;
 	if (!cmd.backlog || cmd.backlog > CM_MAX_BACKLOG)
@@ -301,8 +316,7 @@ static int cmd_disconnect(struct ucma_req *r)
 	struct ucma_id *id;
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = get_dev(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, true, &ret);
 	return id ? ucma_disconnect(id) : ret;
 }
 
@@ -361,8 +375,7 @@ static int cmd_set_option(struct ucma_req *r)
 	uint8_t val[256];
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = ucma_id_get(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, false, &ret);
 	if (!id)
 		return ret;
 	if (cmd.optlen > sizeof(val))
@@ -386,8 +399,7 @@ static int cmd_notify(struct ucma_req *r)
 	struct ucma_id *id;
 	int ret;
 
-	GET_CMD(r, cmd);
-	id = get_dev(r->f, cmd.id, &ret);
+	id = TAKE(r, cmd, true, &ret);
 	if (!id)
 		return ret;
 	/* IB_EVENT_COMM_EST: data came before the RTU, as if it had come */

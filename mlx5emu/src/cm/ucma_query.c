@@ -10,18 +10,6 @@
 
 #include "ucma.h"
 
-#define AF_IB_FAMILY 27
-
-struct ucma_sockaddr_ib {
-	unsigned short sib_family;
-	uint16_t sib_pkey;
-	uint32_t sib_flowinfo;
-	uint8_t sib_addr[16];
-	uint64_t sib_sid;
-	uint64_t sib_sid_mask;
-	uint64_t sib_scope_id;
-};
-
 static void addr_head(const struct ucma_id *id,
 		      struct rdma_ucm_query_addr_resp *r)
 {
