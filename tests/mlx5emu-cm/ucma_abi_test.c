@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -241,6 +242,38 @@ static void test_get_event_nonblocking_and_bad_pointer(void **state)
 	destroy_id(id);
 }
 
+/* a fork() child holds a copy of the fd: no commands, and its close
+ * leaves the parent's ids alone */
+static void test_fork_child_copy(void **state)
+{
+	struct rdma_ucm_listen l = {};
+	uint32_t id = create_id(RDMA_PS_TCP);
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rdma_ucm_destroy_id_resp resp;
+		struct rdma_ucm_destroy_id d = { .response = (uintptr_t)&resp,
+						 .id = id };
+
+		if (send_cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d),
+			     sizeof(resp)) != -EIO)
+			_exit(1);
+		_exit(close(cm_fd) ? 2 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* still ours: it listens */
+	l.id = id;
+	assert_int_equal(send_cmd(RDMA_USER_CM_CMD_LISTEN, &l, sizeof(l), 0),
+			 0);
+	destroy_id(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_ids),
 		cmocka_unit_test(test_bad_addresses_and_states),
 		cmocka_unit_test(test_get_event_nonblocking_and_bad_pointer),
+		cmocka_unit_test(test_fork_child_copy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <rdma/rdma_user_cm.h>
 
@@ -118,6 +119,7 @@ enum cm_state {
 
 struct ucma_file {
 	int fd; /* an eventfd: its count is the number of queued events */
+	pid_t pid; /* the opener; a fork() child only holds a copy of the fd */
 	struct emu_list events;
 	struct emu_list ids;
 	pthread_cond_t cond;

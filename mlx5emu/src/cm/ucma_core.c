@@ -161,27 +161,28 @@ static void serve(struct pollfd *pfd, struct watch *w, int n)
 
 #define SERVICE_MAX_FDS 1024
 
+/* static: a fork() child, which has no such thread, holds no lost block */
+static struct pollfd service_fds[SERVICE_MAX_FDS];
+static struct watch service_watch[SERVICE_MAX_FDS];
+
 static void *service(void *arg)
 {
-	struct pollfd *pfd = calloc(SERVICE_MAX_FDS, sizeof(*pfd));
-	struct watch *w = calloc(SERVICE_MAX_FDS, sizeof(*w));
 	uint64_t count;
 	int n, timeout;
 
 	(void)arg;
-	if (!pfd || !w)
-		return NULL;
 	for (;;) {
 		pthread_mutex_lock(&ucma_lock);
-		n = collect(pfd, w, SERVICE_MAX_FDS, &timeout);
+		n = collect(service_fds, service_watch, SERVICE_MAX_FDS,
+			    &timeout);
 		pthread_mutex_unlock(&ucma_lock);
-		if (poll(pfd, n, timeout) < 0)
+		if (poll(service_fds, n, timeout) < 0)
 			continue;
-		if ((pfd[0].revents & POLLIN) &&
+		if ((service_fds[0].revents & POLLIN) &&
 		    emu_libc.read(wake_fd, &count, sizeof(count)) < 0)
 			count = 0;
 		pthread_mutex_lock(&ucma_lock);
-		serve(pfd, w, n);
+		serve(service_fds, service_watch, n);
 		fire_timers();
 		pthread_mutex_unlock(&ucma_lock);
 	}

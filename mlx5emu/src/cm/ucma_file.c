@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "ucma.h"
 
@@ -60,6 +61,7 @@ int ucma_open(int flags)
 		free(f);
 		goto nomem;
 	}
+	f->pid = getpid();
 	emu_list_init(&f->events);
 	emu_list_init(&f->ids);
 	pthread_cond_init(&f->cond, NULL);
@@ -85,6 +87,11 @@ ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf, size_t count)
 	struct rdma_ucm_cmd_hdr hdr;
 	int ret;
 
+	if (f->pid != getpid()) {
+		/* the ids live in the parent: refused, as uverbs fds are */
+		errno = EIO;
+		return -1;
+	}
 	if (count < sizeof(hdr)) {
 		errno = EINVAL;
 		return -1;
@@ -105,6 +112,12 @@ ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf, size_t count)
 
 void ucma_close(struct ucma_file *f)
 {
+	if (f->pid != getpid()) {
+		/* a fork() child drops its copy; the parent's ids stay */
+		emu_fd_clear(f->fd);
+		emu_libc.close(f->fd);
+		return;
+	}
 	pthread_mutex_lock(&ucma_lock);
 	/* one at a time: a listener takes its pending ids along */
 	while (!emu_list_empty(&f->ids)) {
