@@ -242,6 +242,34 @@ static void test_get_event_nonblocking_and_bad_pointer(void **state)
 	destroy_id(id);
 }
 
+static uint32_t next_event(void)
+{
+	struct rdma_ucm_event_resp resp = {};
+	struct rdma_ucm_get_event g = { .response = (uintptr_t)&resp };
+
+	if (send_cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(resp)))
+		return ~0U;
+	return resp.event;
+}
+
+/* 0 if id reaches ROUTE_RESOLVED (the service thread's timer) */
+static int resolve_route_event(uint32_t id)
+{
+	struct rdma_ucm_resolve_ip rip = { .id = id, .timeout_ms = 1000 };
+	struct rdma_ucm_resolve_route rr = { .id = id, .timeout_ms = 1000 };
+
+	rip.dst_addr.sin6_family = AF_INET;
+	((struct sockaddr_in *)&rip.dst_addr)->sin_addr.s_addr =
+		htonl(INADDR_LOOPBACK);
+	if (send_cmd(RDMA_USER_CM_CMD_RESOLVE_IP, &rip, sizeof(rip), 0) ||
+	    next_event() != 0 /* ADDR_RESOLVED */)
+		return 4;
+	if (send_cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0) ||
+	    next_event() != 2 /* ROUTE_RESOLVED */)
+		return 5;
+	return 0;
+}
+
 /* a fork() child holds a copy of the fd: no commands, and its close
  * leaves the parent's ids alone */
 static void test_fork_child_copy(void **state)
@@ -262,7 +290,12 @@ static void test_fork_child_copy(void **state)
 		if (send_cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d),
 			     sizeof(resp)) != -EIO)
 			_exit(1);
-		_exit(close(cm_fd) ? 2 : 0);
+		if (close(cm_fd))
+			_exit(2);
+		/* its own file works, with a service thread of its own */
+		cm_fd = open("/dev/infiniband/rdma_cm", O_RDWR);
+		_exit(cm_fd < 0 ? 3 :
+				  resolve_route_event(create_id(RDMA_PS_TCP)));
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));

@@ -105,7 +105,8 @@ static int collect(struct pollfd *pfd, struct watch *w, int max, int *timeout)
 		struct ucma_id *id = ids.slot[h];
 		int fd;
 
-		if (!id)
+		/* a fork() child leaves its parent's ids to the parent */
+		if (!id || id->file->pid != getpid())
 			continue;
 		if (id->deadline && (!next || id->deadline < next))
 			next = id->deadline;
@@ -133,7 +134,8 @@ static void fire_timers(void)
 	for (h = 0; h < ids.nslots; h++) {
 		struct ucma_id *id = ids.slot[h];
 
-		if (id && id->deadline && id->deadline <= now) {
+		if (id && id->deadline && id->deadline <= now &&
+		    id->file->pid == getpid()) {
 			id->deadline = 0;
 			ucma_timer_fired(id);
 		}
@@ -205,4 +207,32 @@ int ucma_service_start(void)
 		wake_fd = -1;
 	}
 	return ret;
+}
+
+/*
+ * fork(): the child has no service thread; it starts its own when it
+ * opens the cdev. The lock is taken around fork() so that the child's
+ * copy of it is free.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&ucma_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&ucma_lock);
+}
+
+static void fork_child(void)
+{
+	if (wake_fd >= 0)
+		emu_libc.close(wake_fd);
+	wake_fd = -1;
+	pthread_mutex_unlock(&ucma_lock);
+}
+
+__attribute__((constructor)) static void ucma_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
