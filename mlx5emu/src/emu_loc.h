@@ -23,6 +23,7 @@ enum emu_fd_kind {
 	EMU_FD_CMD,
 	EMU_FD_EVENT,
 	EMU_FD_NETLINK,
+	EMU_FD_UCMA,
 };
 
 void emu_fd_set(int fd, enum emu_fd_kind kind, void *obj);
@@ -117,6 +118,15 @@ ssize_t emu_netlink_send_buf(struct emu_netlink *nl, const void *buf,
 			     size_t len);
 ssize_t emu_netlink_recv(int fd, struct msghdr *msg, int flags);
 void emu_netlink_close(struct emu_netlink *nl);
+
+/* cm/: the rdma_cm character device (cm/ucma.h) */
+struct ucma_file;
+bool ucma_is_cdev(const char *path);
+void ucma_fake_stat(struct stat *st);
+int ucma_open(int flags);
+ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf, size_t count);
+void ucma_close(struct ucma_file *f);
+int ucma_netlink_chardev(uint64_t *cdev, uint64_t *abi, const char **name);
 
 /* device.c */
 void emu_init(void);
