@@ -385,6 +385,9 @@ void emu_uar_check_mapped(struct emu_context *ctx, struct emu_uar_page *pg)
 	if (pg->app_maps || ctx->maps_unseen)
 		return;
 	emu_uar_sync_locked(ctx);
-	if (pg->app_maps)
+	if (pg->app_maps) {
 		ctx->maps_unseen = true;
+		/* no trap on a mapping we did not see made */
+		nic_trap_unseen_map();
+	}
 }

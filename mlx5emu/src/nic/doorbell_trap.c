@@ -146,6 +146,13 @@ void nic_trap_add(void *addr, size_t len, bool nic_writes)
 	pthread_mutex_unlock(&trap.lock);
 }
 
+void nic_trap_unseen_map(void)
+{
+	pthread_mutex_lock(&trap.lock);
+	trap.partial = true;
+	pthread_mutex_unlock(&trap.lock);
+}
+
 /*
  * The mapping at addr is going away or no longer ours to watch: make it
  * writable first, or a store into it would wait for a lift that never
