@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Fault injection (MLX5EMU_FAULT_*) seen through the verbs a user sees:
+ * each fault must produce what a ConnectX produces. One case per run, as
+ * the faults are the process's: `fault_test CASE` under
+ * `mlx5emu run --fault-...` (tests/mlx5emu-nic/CMakeLists.txt).
+ *
+ *   survive   packets and answers lost or delayed: every WQE succeeds,
+ *             each SEND lands once, each atomic is executed once
+ *   vanish    the peer vanishes after two packets: RETRY_EXC_ERR, then
+ *             WR_FLUSH_ERR, the QP in the error state
+ *   port      the port goes down (PORT_ERR, ibv_query_port DOWN, sends
+ *             exhaust their retries) and up again (PORT_ACTIVE, traffic)
+ *   cq        the Nth CQE overruns its CQ: IBV_EVENT_CQ_ERR, no CQE after
+ *   same      a random loss with a seed, run twice in two processes:
+ *             the same completions, statuses and order
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emu_test.h"
+
+#define DEPTH 64
+#define BUF (64 * 1024)
+#define WAIT_MS 60000 /* a hang guard, not a timing check */
+
+static const char *self_path;
+
+struct pair {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b; /* a sends to b */
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static struct ibv_qp *create_qp(struct pair *p)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = p->cq,
+		.recv_cq = p->cq,
+		.cap = { .max_send_wr = DEPTH,
+			 .max_recv_wr = DEPTH,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp *qp = ibv_create_qp(p->pd, &attr);
+
+	assert_non_null(qp);
+	return qp;
+}
+
+/* INIT, RTR and RTS with timeout 14 (the QP's, unless overridden) */
+static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to, uint16_t lid,
+		       uint8_t retry_cnt)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	assert_int_equal(ibv_modify_qp(qp, &a,
+				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT |
+					       IBV_QP_ACCESS_FLAGS),
+			 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = to->qp_num;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = lid;
+	a.ah_attr.port_num = 1;
+	assert_int_equal(ibv_modify_qp(qp, &a,
+				       IBV_QP_STATE | IBV_QP_AV |
+					       IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					       IBV_QP_MAX_DEST_RD_ATOMIC |
+					       IBV_QP_MIN_RNR_TIMER),
+			 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 100;
+	a.timeout = 14;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	assert_int_equal(
+		ibv_modify_qp(qp, &a,
+			      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				      IBV_QP_MAX_QP_RD_ATOMIC),
+		0);
+}
+
+static void pair_open(struct pair *p, uint8_t retry_cnt)
+{
+	struct ibv_port_attr pa;
+
+	memset(p, 0, sizeof(*p));
+	p->ctx = emu_test_open();
+	p->pd = ibv_alloc_pd(p->ctx);
+	assert_non_null(p->pd);
+	p->cq = ibv_create_cq(p->ctx, 4 * DEPTH, NULL, NULL, 0);
+	assert_non_null(p->cq);
+	p->buf = aligned_alloc(4096, BUF);
+	assert_non_null(p->buf);
+	memset(p->buf, 0, BUF);
+	p->mr = ibv_reg_mr(p->pd, p->buf, BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
+	assert_non_null(p->mr);
+	assert_int_equal(ibv_query_port(p->ctx, 1, &pa), 0);
+	p->a = create_qp(p);
+	p->b = create_qp(p);
+	connect_qp(p->a, p->b, pa.lid, retry_cnt);
+	connect_qp(p->b, p->a, pa.lid, retry_cnt);
+}
+
+static void pair_close(struct pair *p)
+{
+	ibv_destroy_qp(p->a);
+	ibv_destroy_qp(p->b);
+	ibv_dereg_mr(p->mr);
+	ibv_destroy_cq(p->cq);
+	ibv_dealloc_pd(p->pd);
+	ibv_close_device(p->ctx);
+	free(p->buf);
+}
+
+/* layout of buf: sources, write targets, read targets, receives, atomics */
+#define SRC(i) ((i)*64)
+#define DST(i) (16384 + (i)*64)
+#define RD(i) (32768 + (i)*64)
+#define RCV(i) (49152 + (i)*64)
+#define ATOMIC 61440
+#define FETCHED(i) (61448 + (i)*8)
+
+/* receive WQEs on b, one per SEND */
+static void post_recvs(struct pair *p, unsigned int n)
+{
+	struct ibv_recv_wr wr[DEPTH], *bad;
+	struct ibv_sge sge[DEPTH];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)p->buf + RCV(i), 64,
+					   p->mr->lkey };
+		wr[i] = (struct ibv_recv_wr){ .wr_id = 1000 + i,
+					      .sg_list = &sge[i],
+					      .num_sge = 1,
+					      .next = i + 1 < n ? &wr[i + 1] :
+								  NULL };
+	}
+	assert_int_equal(ibv_post_recv(p->b, wr, &bad), 0);
+}
+
+/*
+ * WQE i of a mix in one post list (one doorbell, so the NIC sees the
+ * same packets whatever the timing): WRITE, SEND, READ, FETCH_AND_ADD.
+ */
+static void fill_wr(struct pair *p, unsigned int i, struct ibv_send_wr *wr,
+		    struct ibv_sge *sge)
+{
+	uint64_t base = (uintptr_t)p->buf;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = i;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	sge->lkey = p->mr->lkey;
+	sge->addr = base + SRC(i);
+	sge->length = 64;
+	wr->wr.rdma.rkey = p->mr->rkey;
+	switch (i % 4) {
+	case 0:
+		wr->opcode = IBV_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = base + DST(i);
+		break;
+	case 1:
+		wr->opcode = IBV_WR_SEND;
+		break;
+	case 2:
+		wr->opcode = IBV_WR_RDMA_READ;
+		sge->addr = base + RD(i);
+		wr->wr.rdma.remote_addr = base + SRC(i);
+		break;
+	default:
+		wr->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		sge->addr = base + FETCHED(i);
+		sge->length = 8;
+		wr->wr.atomic.remote_addr = base + ATOMIC;
+		wr->wr.atomic.compare_add = 1;
+		wr->wr.atomic.rkey = p->mr->rkey;
+		break;
+	}
+}
+
+static void post_mix(struct pair *p, unsigned int n)
+{
+	struct ibv_send_wr wr[DEPTH], *bad;
+	struct ibv_sge sge[DEPTH];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(p->buf + SRC(i), 'a' + i % 26, 64);
+		fill_wr(p, i, &wr[i], &sge[i]);
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	assert_int_equal(ibv_post_send(p->a, wr, &bad), 0);
+}
+
+/* n completions of cq, or fewer when WAIT_MS passes without one */
+static unsigned int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n)
+{
+	unsigned int got = 0, idle = 0;
+	int r;
+
+	while (got < n && idle < WAIT_MS * 10) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		assert_true(r >= 0);
+		if (r) {
+			got += r;
+			idle = 0;
+		} else {
+			usleep(100);
+			idle++;
+		}
+	}
+	return got;
+}
+
+/* losses and delays that retries cover: nothing seen but success */
+static void test_survive(void **state)
+{
+	struct ibv_wc wc[2 * DEPTH];
+	unsigned int n = 40, i, sends = 0, next_send = 0;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, 7);
+	post_recvs(&p, n);
+	post_mix(&p, n);
+	/* n send completions on a, n/4 receive completions on b */
+	assert_int_equal(poll_n(p.cq, wc, n + n / 4), n + n / 4);
+	for (i = 0; i < n + n / 4; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		if (wc[i].opcode != IBV_WC_RECV)
+			continue;
+		/* each SEND once, in order */
+		assert_int_equal(wc[i].wr_id, 1000 + next_send);
+		assert_memory_equal(p.buf + RCV(next_send),
+				    p.buf + SRC(4 * next_send + 1), 64);
+		next_send++;
+		sends++;
+	}
+	assert_int_equal(sends, n / 4);
+	for (i = 0; i < n; i++) {
+		if (i % 4 == 0)
+			assert_memory_equal(p.buf + DST(i), p.buf + SRC(i), 64);
+		if (i % 4 == 2)
+			assert_memory_equal(p.buf + RD(i), p.buf + SRC(i), 64);
+	}
+	/* a duplicate atomic returns its first result, never runs twice */
+	assert_int_equal(*(uint64_t *)(p.buf + ATOMIC), n / 4);
+	for (i = 3; i < n; i += 4)
+		assert_int_equal(*(uint64_t *)(p.buf + FETCHED(i)), i / 4);
+	pair_close(&p);
+}
+
+/* the peer is gone from the third packet on */
+static void test_vanish(void **state)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_wc wc[DEPTH];
+	unsigned int n = 8, i;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, 3);
+	post_recvs(&p, n);
+	post_mix(&p, n);
+	assert_int_equal(poll_n(p.cq, wc, n + 1), n + 1);
+	/* WRITE, SEND and its receive (in some order), then READ fails */
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[2].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[3].status, IBV_WC_RETRY_EXC_ERR);
+	assert_int_equal(wc[3].wr_id, 2);
+	for (i = 4; i < n + 1; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc[i].wr_id, i - 1);
+	}
+	assert_int_equal(ibv_query_qp(p.a, &attr, IBV_QP_STATE, &init), 0);
+	assert_int_equal(attr.qp_state, IBV_QPS_ERR);
+	pair_close(&p);
+}
+
+static void wait_async(struct ibv_context *ctx, enum ibv_event_type type,
+		       struct ibv_async_event *ev)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+	assert_int_equal(ibv_get_async_event(ctx, ev), 0);
+	assert_int_equal(ev->event_type, type);
+	ibv_ack_async_event(ev);
+}
+
+static enum ibv_port_state port_state(struct ibv_context *ctx)
+{
+	struct ibv_port_attr pa;
+
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	return pa.state;
+}
+
+/* --fault-port-down: PORT_ERR, DOWN, retries exhausted; then ACTIVE */
+static void test_port(void **state)
+{
+	struct ibv_async_event ev;
+	struct ibv_wc wc[DEPTH];
+	struct pair p, q;
+	unsigned int i;
+
+	(void)state;
+	pair_open(&p, 2);
+	assert_int_equal(port_state(p.ctx), IBV_PORT_ACTIVE);
+	wait_async(p.ctx, IBV_EVENT_PORT_ERR, &ev);
+	assert_int_equal(ev.element.port_num, 1);
+	assert_int_equal(port_state(p.ctx), IBV_PORT_DOWN);
+	/* nothing gets through: the retries run out */
+	post_mix(&p, 1);
+	assert_int_equal(poll_n(p.cq, wc, 1), 1);
+	assert_int_equal(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	wait_async(p.ctx, IBV_EVENT_PORT_ACTIVE, &ev);
+	assert_int_equal(ev.element.port_num, 1);
+	assert_int_equal(port_state(p.ctx), IBV_PORT_ACTIVE);
+	/* the failed QP stays in error; a new one works */
+	pair_open(&q, 2);
+	post_mix(&q, 4);
+	post_recvs(&q, 1);
+	assert_int_equal(poll_n(q.cq, wc, 5), 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+	pair_close(&q);
+	pair_close(&p);
+}
+
+/* --fault-cq-overrun=3: the third CQE overruns the CQ */
+static void test_cq(void **state)
+{
+	struct ibv_async_event ev;
+	struct ibv_wc wc[DEPTH];
+	struct pair p;
+	unsigned int i;
+
+	(void)state;
+	pair_open(&p, 7);
+	post_mix(&p, 1); /* CQEs 1, 2 */
+	post_mix(&p, 1);
+	assert_int_equal(poll_n(p.cq, wc, 2), 2);
+	post_mix(&p, 1); /* CQE 3 overruns */
+	wait_async(p.ctx, IBV_EVENT_CQ_ERR, &ev);
+	assert_ptr_equal(ev.element.cq, p.cq);
+	for (i = 0; i < 4; i++)
+		post_mix(&p, 1);
+	/* no CQE is written to a CQ in error */
+	usleep(100000);
+	assert_int_equal(ibv_poll_cq(p.cq, DEPTH, wc), 0);
+	pair_close(&p);
+}
+
+/* poll until all n WQEs of a completed; returns the CQEs seen */
+static unsigned int poll_sender(struct pair *p, struct ibv_wc *wc,
+				unsigned int n, unsigned int max)
+{
+	unsigned int got = 0, of_a = 0, idle = 0;
+	int r, i;
+
+	while (of_a < n && got < max && idle < WAIT_MS * 10) {
+		r = ibv_poll_cq(p->cq, max - got, wc + got);
+		assert_true(r >= 0);
+		for (i = 0; i < r; i++)
+			of_a += wc[got + i].qp_num == p->a->qp_num;
+		got += r;
+		if (r) {
+			idle = 0;
+		} else {
+			usleep(100);
+			idle++;
+		}
+	}
+	assert_int_equal(of_a, n);
+	return got;
+}
+
+/*
+ * One run of a seeded random loss: 8 pairs, 32 WQEs each, one retry.
+ * Prints every completion (QP, wr_id, status) in the order polled.
+ */
+static void run_once(void)
+{
+	struct ibv_wc wc[2 * DEPTH];
+	struct pair p[8];
+	unsigned int i, j, got;
+
+	for (i = 0; i < 8; i++) {
+		pair_open(&p[i], 1);
+		post_recvs(&p[i], 8);
+		post_mix(&p[i], 32);
+		got = poll_sender(&p[i], wc, 32, 2 * DEPTH);
+		for (j = 0; j < got; j++)
+			printf("pair %u %s wr %llu status %s\n", i,
+			       wc[j].qp_num == p[i].a->qp_num ? "a" : "b",
+			       (unsigned long long)wc[j].wr_id,
+			       ibv_wc_status_str(wc[j].status));
+	}
+	fflush(stdout);
+	for (i = 0; i < 8; i++)
+		pair_close(&p[i]);
+}
+
+/* what a child running run_once() prints */
+static char *run_child(void)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *out = calloc(1, cap);
+	int fds[2], status;
+	ssize_t r;
+	pid_t pid;
+
+	assert_non_null(out);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(self_path, self_path, "same-run", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((r = read(fds[0], out + len, cap - 1 - len)) > 0)
+		len += r;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
+	return out;
+}
+
+/* the same seed gives the same run */
+static void test_same(void **state)
+{
+	char *one = run_child(), *two = run_child();
+
+	(void)state;
+	/* losses happened, some WQEs survived them and some did not */
+	assert_non_null(strstr(one, "status success"));
+	assert_non_null(strstr(one, "transport retry counter exceeded"));
+	assert_string_equal(one, two);
+	free(one);
+	free(two);
+}
+
+static int run_case(const char *name)
+{
+	const struct CMUnitTest survive[] = { cmocka_unit_test(test_survive) };
+	const struct CMUnitTest vanish[] = { cmocka_unit_test(test_vanish) };
+	const struct CMUnitTest port[] = { cmocka_unit_test(test_port) };
+	const struct CMUnitTest cq[] = { cmocka_unit_test(test_cq) };
+	const struct CMUnitTest same[] = { cmocka_unit_test(test_same) };
+
+	if (!strcmp(name, "survive"))
+		return cmocka_run_group_tests(survive, NULL, NULL);
+	if (!strcmp(name, "vanish"))
+		return cmocka_run_group_tests(vanish, NULL, NULL);
+	if (!strcmp(name, "port"))
+		return cmocka_run_group_tests(port, NULL, NULL);
+	if (!strcmp(name, "cq"))
+		return cmocka_run_group_tests(cq, NULL, NULL);
+	if (!strcmp(name, "same"))
+		return cmocka_run_group_tests(same, NULL, NULL);
+	if (!strcmp(name, "same-run")) {
+		run_once();
+		return 0;
+	}
+	fprintf(stderr, "usage: fault_test survive|vanish|port|cq|same\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	self_path = "/proc/self/exe";
+	if (argc != 2) {
+		fprintf(stderr,
+			"usage: fault_test survive|vanish|port|cq|same\n");
+		return 2;
+	}
+	return run_case(argv[1]);
+}
