@@ -61,9 +61,12 @@ enum nic_fault_verdict nic_fault_request(struct nic_dev *dev, struct nic_qp *qp)
 	struct nic_faults *f = dev->faults;
 	uint64_t seq = qp->fault_seq++;
 
-	if (f->port_down || nic_fault_hits(&f->drop, f->seed, qp->qpn, seq))
+	if (f->port_down || nic_fault_hits(&f->drop, f->seed, qp->qpn, seq)) {
+		f->lost++;
 		return NIC_FAULT_LOST;
+	}
 	if (nic_fault_hits(&f->delay, f->seed, qp->qpn, seq)) {
+		f->delayed++;
 		qp->hold_until = nic_now_ns() + f->delay_ns;
 		return NIC_FAULT_DELAYED;
 	}
@@ -74,8 +77,11 @@ bool nic_fault_answer_lost(struct nic_dev *dev, struct nic_qp *qp)
 {
 	struct nic_faults *f = dev->faults;
 
-	return f->port_down ||
-	       nic_fault_hits(&f->drop, f->seed, qp->qpn, qp->fault_seq++);
+	if (!f->port_down &&
+	    !nic_fault_hits(&f->drop, f->seed, qp->qpn, qp->fault_seq++))
+		return false;
+	f->lost++;
+	return true;
 }
 
 bool nic_fault_cq_overrun(struct nic_dev *dev, struct nic_cq *cq)

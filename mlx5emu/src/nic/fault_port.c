@@ -8,6 +8,8 @@
  * reaches the wire until it comes back with IBV_EVENT_PORT_ACTIVE
  * (RC requests meanwhile are retried and may exhaust their retries).
  */
+#include <stdio.h>
+
 #include "glue.h"
 
 #define PORT_STATE_DOWN 1 /* IB_PORT_DOWN */
@@ -102,4 +104,19 @@ void nic_fault_tick(void)
 		outage.armed = false;
 		ports_set(true);
 	}
+}
+
+/* faults pid=.. lost=.. delayed=.. timeouts=.. retry_exc=.. */
+void nic_stat_write_faults(FILE *f, int pid)
+{
+	if (!emu_cfg.fault.on)
+		return;
+	pthread_mutex_lock(&nic.lock);
+	fprintf(f,
+		"faults pid=%d lost=%llu delayed=%llu timeouts=%llu retry_exc=%llu\n",
+		pid, (unsigned long long)faults.lost,
+		(unsigned long long)faults.delayed,
+		(unsigned long long)faults.timeouts,
+		(unsigned long long)faults.retry_exc);
+	pthread_mutex_unlock(&nic.lock);
 }

@@ -201,6 +201,10 @@ struct nic_faults {
 	uint64_t ack_timeout_ns; /* 0: each QP's own */
 	uint64_t cq_overrun; /* the Nth CQE of each CQ overruns it */
 	bool port_down; /* every packet in or out is lost meanwhile */
+	/* what happened, for `mlx5emu stat` */
+	uint64_t lost, delayed; /* packets */
+	uint64_t timeouts; /* local ACK timeouts: WQEs sent again */
+	uint64_t retry_exc; /* WQEs failed with RETRY_EXC_ERR after them */
 };
 
 struct nic_dev {

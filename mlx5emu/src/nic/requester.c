@@ -276,9 +276,11 @@ static bool req_ack_timeout(struct nic_qp *qp, struct nic_flight *f)
 	qp->ack_due = 0;
 	if (++qp->ack_retries > qp->retry_cnt) {
 		f->ack = NIC_NAK_NOQP; /* retries exhausted */
+		qp->dev->faults->retry_exc++;
 		return false;
 	}
 	qp->retries++;
+	qp->dev->faults->timeouts++;
 	req_go_back(qp, f);
 	return true;
 }

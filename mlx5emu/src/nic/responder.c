@@ -377,8 +377,10 @@ static enum nic_ack resp_faulty(struct nic_qp *qp, const struct nic_pkt *pkt)
 	bool rc = pkt->qp_type == NIC_QPT_RC;
 	enum nic_ack ack;
 
-	if (qp->dev->faults->port_down)
+	if (qp->dev->faults->port_down) {
+		qp->dev->faults->lost++;
 		return rc ? NIC_PENDING : NIC_DROPPED;
+	}
 	ack = resp_ud_fate(qp, pkt, resp_execute(qp, pkt, &fate), fate);
 	if (rc && nic_fault_answer_lost(qp->dev, qp))
 		return NIC_PENDING;
