@@ -159,8 +159,8 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.arg = "SPEC", .kind = EMU_OPT_STRING, .unset = "off",
 		.check = check_fault_sel,
 		.flags = EMU_OPTF_INHERIT,
-		.help = "hold packets back --fault-delay-us (SPEC as\n"
-			"--fault-drop)",
+		.help = "hold requests back --fault-delay-us (SPEC\n"
+			"as --fault-drop)",
 	},
 	[EMU_OPTION_FAULT_DELAY_US] = {
 		.name = "fault-delay-us", .var = "MLX5EMU_FAULT_DELAY_US",
