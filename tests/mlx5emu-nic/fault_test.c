@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "emu_test.h"
+#include "rc_connect.h"
 
 #define DEPTH 64
 #define BUF (64 * 1024)
@@ -63,57 +64,41 @@ static struct ibv_qp *create_qp(struct pair *p)
 	return qp;
 }
 
-/* INIT, RTR and RTS with timeout 14 (the QP's, unless overridden) */
-static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to, uint16_t lid,
-		       uint8_t retry_cnt)
+/*
+ * INIT and RTR by the shared bring-up; RTS here, since the retry count is
+ * what these tests vary (timeout 14, unless --fault-timeout-us).
+ */
+static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to,
+		       const struct rc_addr *port, uint8_t retry_cnt)
 {
+	struct rc_addr local = *port, remote = *port;
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 14,
+		.retry_cnt = retry_cnt,
+		.rnr_retry = 7,
+		.max_rd_atomic = 1,
 	};
 
-	assert_int_equal(ibv_modify_qp(qp, &a,
-				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT |
-					       IBV_QP_ACCESS_FLAGS),
+	local.qpn = qp->qp_num;
+	remote.qpn = to->qp_num;
+	assert_int_equal(rc_qp_init(qp, 1,
+				    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ |
+					    IBV_ACCESS_REMOTE_ATOMIC),
 			 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = to->qp_num;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a,
-				       IBV_QP_STATE | IBV_QP_AV |
-					       IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER),
-			 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 100;
-	a.timeout = 14;
-	a.retry_cnt = retry_cnt;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
+	assert_int_equal(rc_qp_rtr(qp, 1, -1, &local, &remote), 0);
 	assert_int_equal(
 		ibv_modify_qp(qp, &a,
-			      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 				      IBV_QP_MAX_QP_RD_ATOMIC),
 		0);
 }
 
 static void pair_open(struct pair *p, uint8_t retry_cnt)
 {
-	struct ibv_port_attr pa;
+	struct rc_addr port;
 
 	memset(p, 0, sizeof(*p));
 	p->ctx = emu_test_open();
@@ -129,11 +114,11 @@ static void pair_open(struct pair *p, uint8_t retry_cnt)
 				   IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC);
 	assert_non_null(p->mr);
-	assert_int_equal(ibv_query_port(p->ctx, 1, &pa), 0);
+	assert_int_equal(rc_port_addr(p->ctx, 1, -1, &port), 0);
 	p->a = create_qp(p);
 	p->b = create_qp(p);
-	connect_qp(p->a, p->b, pa.lid, retry_cnt);
-	connect_qp(p->b, p->a, pa.lid, retry_cnt);
+	connect_qp(p->a, p->b, &port, retry_cnt);
+	connect_qp(p->b, p->a, &port, retry_cnt);
 }
 
 static void pair_close(struct pair *p)
