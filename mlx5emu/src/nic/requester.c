@@ -241,9 +241,13 @@ static bool retry_expired(struct nic_qp *qp)
 	return now >= qp->retry_until;
 }
 
-/* Go back to the oldest WQE and send it and all after it again. */
+/*
+ * Go back to the oldest WQE and send it and all after it again. The ACK
+ * timer starts again too: an answer (an RNR NAK) came, or it expired.
+ */
 static void req_go_back(struct nic_qp *qp, const struct nic_flight *f)
 {
+	qp->ack_due = 0;
 	qp->sq_sent = f->idx;
 	qp->req_psn = f->psn;
 	qp->fl_tail = qp->fl_head;
