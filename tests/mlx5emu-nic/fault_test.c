@@ -7,6 +7,7 @@
  *
  *   survive   packets and answers lost or delayed: every WQE succeeds,
  *             each SEND lands once, each atomic is executed once
+ *   survive-cross  the same with the responder in another process
  *   vanish    the peer vanishes after two packets: RETRY_EXC_ERR, then
  *             WR_FLUSH_ERR, the QP in the error state
  *   port      the port goes down (PORT_ERR, ibv_query_port DOWN, sends
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +47,8 @@ struct pair {
 	struct ibv_qp *a, *b; /* a sends to b */
 	struct ibv_mr *mr;
 	uint8_t *buf;
+	uint64_t rbase; /* the peer's buf and rkey */
+	uint32_t rkey;
 };
 
 static struct ibv_qp *create_qp(struct pair *p)
@@ -68,7 +72,7 @@ static struct ibv_qp *create_qp(struct pair *p)
  * INIT and RTR by the shared bring-up; RTS here, since the retry count is
  * what these tests vary (timeout 14, unless --fault-timeout-us).
  */
-static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to,
+static void connect_qp(struct ibv_qp *qp, uint32_t to,
 		       const struct rc_addr *port, uint8_t retry_cnt)
 {
 	struct rc_addr local = *port, remote = *port;
@@ -81,7 +85,7 @@ static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to,
 	};
 
 	local.qpn = qp->qp_num;
-	remote.qpn = to->qp_num;
+	remote.qpn = to;
 	assert_int_equal(rc_qp_init(qp, 1,
 				    IBV_ACCESS_REMOTE_WRITE |
 					    IBV_ACCESS_REMOTE_READ |
@@ -96,10 +100,9 @@ static void connect_qp(struct ibv_qp *qp, struct ibv_qp *to,
 		0);
 }
 
-static void pair_open(struct pair *p, uint8_t retry_cnt)
+/* the device, a CQ and a buffer registered for everything */
+static void end_open(struct pair *p)
 {
-	struct rc_addr port;
-
 	memset(p, 0, sizeof(*p));
 	p->ctx = emu_test_open();
 	p->pd = ibv_alloc_pd(p->ctx);
@@ -114,17 +117,28 @@ static void pair_open(struct pair *p, uint8_t retry_cnt)
 				   IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC);
 	assert_non_null(p->mr);
+	p->rbase = (uintptr_t)p->buf;
+	p->rkey = p->mr->rkey;
+}
+
+static void pair_open(struct pair *p, uint8_t retry_cnt)
+{
+	struct rc_addr port;
+
+	end_open(p);
 	assert_int_equal(rc_port_addr(p->ctx, 1, -1, &port), 0);
 	p->a = create_qp(p);
 	p->b = create_qp(p);
-	connect_qp(p->a, p->b, &port, retry_cnt);
-	connect_qp(p->b, p->a, &port, retry_cnt);
+	connect_qp(p->a, p->b->qp_num, &port, retry_cnt);
+	connect_qp(p->b, p->a->qp_num, &port, retry_cnt);
 }
 
 static void pair_close(struct pair *p)
 {
-	ibv_destroy_qp(p->a);
-	ibv_destroy_qp(p->b);
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
 	ibv_dereg_mr(p->mr);
 	ibv_destroy_cq(p->cq);
 	ibv_dealloc_pd(p->pd);
@@ -166,7 +180,7 @@ static void post_recvs(struct pair *p, unsigned int n)
 static void fill_wr(struct pair *p, unsigned int i, struct ibv_send_wr *wr,
 		    struct ibv_sge *sge)
 {
-	uint64_t base = (uintptr_t)p->buf;
+	uint64_t base = (uintptr_t)p->buf, rbase = p->rbase;
 
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_id = i;
@@ -176,11 +190,11 @@ static void fill_wr(struct pair *p, unsigned int i, struct ibv_send_wr *wr,
 	sge->lkey = p->mr->lkey;
 	sge->addr = base + SRC(i);
 	sge->length = 64;
-	wr->wr.rdma.rkey = p->mr->rkey;
+	wr->wr.rdma.rkey = p->rkey;
 	switch (i % 4) {
 	case 0:
 		wr->opcode = IBV_WR_RDMA_WRITE;
-		wr->wr.rdma.remote_addr = base + DST(i);
+		wr->wr.rdma.remote_addr = rbase + DST(i);
 		break;
 	case 1:
 		wr->opcode = IBV_WR_SEND;
@@ -188,17 +202,26 @@ static void fill_wr(struct pair *p, unsigned int i, struct ibv_send_wr *wr,
 	case 2:
 		wr->opcode = IBV_WR_RDMA_READ;
 		sge->addr = base + RD(i);
-		wr->wr.rdma.remote_addr = base + SRC(i);
+		wr->wr.rdma.remote_addr = rbase + SRC(i);
 		break;
 	default:
 		wr->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 		sge->addr = base + FETCHED(i);
 		sge->length = 8;
-		wr->wr.atomic.remote_addr = base + ATOMIC;
+		wr->wr.atomic.remote_addr = rbase + ATOMIC;
 		wr->wr.atomic.compare_add = 1;
-		wr->wr.atomic.rkey = p->mr->rkey;
+		wr->wr.atomic.rkey = p->rkey;
 		break;
 	}
+}
+
+/* what WQE i sends, or a READ reads */
+static void fill_sources(struct pair *p, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		memset(p->buf + SRC(i), 'a' + i % 26, 64);
 }
 
 static void post_mix(struct pair *p, unsigned int n)
@@ -207,8 +230,8 @@ static void post_mix(struct pair *p, unsigned int n)
 	struct ibv_sge sge[DEPTH];
 	unsigned int i;
 
+	fill_sources(p, n);
 	for (i = 0; i < n; i++) {
-		memset(p->buf + SRC(i), 'a' + i % 26, 64);
 		fill_wr(p, i, &wr[i], &sge[i]);
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
@@ -235,41 +258,152 @@ static unsigned int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n)
 	return got;
 }
 
+#define MIX 40 /* WQEs of the survive tests */
+
+/* b's side: each SEND once, in order, with its data */
+static void check_receives(struct pair *p, const struct ibv_wc *wc,
+			   unsigned int nwc)
+{
+	unsigned int i, next = 0;
+
+	for (i = 0; i < nwc; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		if (wc[i].opcode != IBV_WC_RECV)
+			continue;
+		assert_int_equal(wc[i].wr_id, 1000 + next);
+		assert_memory_equal(p->buf + RCV(next),
+				    p->buf + SRC(4 * next + 1), 64);
+		next++;
+	}
+	assert_int_equal(next, MIX / 4);
+}
+
+/* b's memory: every WRITE landed, each atomic was executed once */
+static void check_target(struct pair *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < MIX; i += 4)
+		assert_memory_equal(p->buf + DST(i), p->buf + SRC(i), 64);
+	assert_int_equal(*(uint64_t *)(p->buf + ATOMIC), MIX / 4);
+}
+
+/* a's memory: what READs and atomics returned */
+static void check_initiator(struct pair *p)
+{
+	unsigned int i;
+
+	for (i = 2; i < MIX; i += 4)
+		assert_memory_equal(p->buf + RD(i), p->buf + SRC(i), 64);
+	/* a duplicate atomic returns its first result */
+	for (i = 3; i < MIX; i += 4)
+		assert_int_equal(*(uint64_t *)(p->buf + FETCHED(i)), i / 4);
+}
+
 /* losses and delays that retries cover: nothing seen but success */
 static void test_survive(void **state)
 {
 	struct ibv_wc wc[2 * DEPTH];
-	unsigned int n = 40, i, sends = 0, next_send = 0;
 	struct pair p;
 
 	(void)state;
 	pair_open(&p, 7);
-	post_recvs(&p, n);
-	post_mix(&p, n);
-	/* n send completions on a, n/4 receive completions on b */
-	assert_int_equal(poll_n(p.cq, wc, n + n / 4), n + n / 4);
-	for (i = 0; i < n + n / 4; i++) {
+	post_recvs(&p, MIX / 4);
+	post_mix(&p, MIX);
+	/* the send completions on a, the receive completions on b */
+	assert_int_equal(poll_n(p.cq, wc, MIX + MIX / 4), MIX + MIX / 4);
+	check_receives(&p, wc, MIX + MIX / 4);
+	check_target(&p);
+	check_initiator(&p);
+	pair_close(&p);
+}
+
+/* what the two processes of the cross test tell each other */
+struct cross_info {
+	uint32_t qpn;
+	uint32_t rkey;
+	uint64_t base;
+};
+
+static void xchg(int fd, struct cross_info *mine, struct cross_info *theirs)
+{
+	assert_int_equal(write(fd, mine, sizeof(*mine)), sizeof(*mine));
+	assert_int_equal(read(fd, theirs, sizeof(*theirs)), sizeof(*theirs));
+}
+
+static int cross_fd; /* cross-target: the socket to the initiator */
+
+/* the responder of the cross test, in its own process: b */
+static void test_cross_target(void **state)
+{
+	int fd = cross_fd;
+	struct cross_info mine, theirs;
+	struct ibv_wc wc[DEPTH];
+	struct rc_addr port;
+	struct pair p;
+	char done;
+
+	end_open(&p);
+	assert_int_equal(rc_port_addr(p.ctx, 1, -1, &port), 0);
+	p.b = create_qp(&p);
+	fill_sources(&p, MIX);
+	mine = (struct cross_info){ p.b->qp_num, p.mr->rkey, (uintptr_t)p.buf };
+	xchg(fd, &mine, &theirs);
+	connect_qp(p.b, theirs.qpn, &port, 7);
+	/* a SEND that comes before is held by an RNR NAK (rnr_retry 7) */
+	post_recvs(&p, MIX / 4);
+	assert_int_equal(poll_n(p.cq, wc, MIX / 4), MIX / 4);
+	check_receives(&p, wc, MIX / 4);
+	/* the initiator has all its completions */
+	assert_int_equal(read(fd, &done, 1), 1);
+	check_target(&p);
+	assert_int_equal(write(fd, "k", 1), 1);
+	pair_close(&p);
+	(void)state;
+}
+
+/* the same across two processes: answers lost on the fabric's sockets */
+static void test_survive_cross(void **state)
+{
+	struct cross_info mine, theirs;
+	struct ibv_wc wc[DEPTH];
+	struct rc_addr port;
+	struct pair p;
+	int sv[2], status;
+	char fd[16], ok;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(sv[0]);
+		snprintf(fd, sizeof(fd), "%d", sv[1]);
+		execl(self_path, self_path, "cross-target", fd, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	end_open(&p);
+	assert_int_equal(rc_port_addr(p.ctx, 1, -1, &port), 0);
+	p.a = create_qp(&p);
+	mine = (struct cross_info){ p.a->qp_num, p.mr->rkey, (uintptr_t)p.buf };
+	xchg(sv[0], &mine, &theirs);
+	p.rbase = theirs.base;
+	p.rkey = theirs.rkey;
+	connect_qp(p.a, theirs.qpn, &port, 7);
+	post_mix(&p, MIX);
+	assert_int_equal(poll_n(p.cq, wc, MIX), MIX);
+	for (unsigned int i = 0; i < MIX; i++) {
 		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
-		if (wc[i].opcode != IBV_WC_RECV)
-			continue;
-		/* each SEND once, in order */
-		assert_int_equal(wc[i].wr_id, 1000 + next_send);
-		assert_memory_equal(p.buf + RCV(next_send),
-				    p.buf + SRC(4 * next_send + 1), 64);
-		next_send++;
-		sends++;
+		assert_int_equal(wc[i].wr_id, i);
 	}
-	assert_int_equal(sends, n / 4);
-	for (i = 0; i < n; i++) {
-		if (i % 4 == 0)
-			assert_memory_equal(p.buf + DST(i), p.buf + SRC(i), 64);
-		if (i % 4 == 2)
-			assert_memory_equal(p.buf + RD(i), p.buf + SRC(i), 64);
-	}
-	/* a duplicate atomic returns its first result, never runs twice */
-	assert_int_equal(*(uint64_t *)(p.buf + ATOMIC), n / 4);
-	for (i = 3; i < n; i += 4)
-		assert_int_equal(*(uint64_t *)(p.buf + FETCHED(i)), i / 4);
+	check_initiator(&p);
+	assert_int_equal(write(sv[0], "d", 1), 1);
+	assert_int_equal(read(sv[0], &ok, 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
+	close(sv[0]);
 	pair_close(&p);
 }
 
@@ -476,6 +610,8 @@ static int run_case(const char *name)
 	const struct CMUnitTest port[] = { cmocka_unit_test(test_port) };
 	const struct CMUnitTest cq[] = { cmocka_unit_test(test_cq) };
 	const struct CMUnitTest same[] = { cmocka_unit_test(test_same) };
+	const struct CMUnitTest cross[] = { cmocka_unit_test(
+		test_survive_cross) };
 
 	if (!strcmp(name, "survive"))
 		return cmocka_run_group_tests(survive, NULL, NULL);
@@ -487,20 +623,30 @@ static int run_case(const char *name)
 		return cmocka_run_group_tests(cq, NULL, NULL);
 	if (!strcmp(name, "same"))
 		return cmocka_run_group_tests(same, NULL, NULL);
+	if (!strcmp(name, "survive-cross"))
+		return cmocka_run_group_tests(cross, NULL, NULL);
 	if (!strcmp(name, "same-run")) {
 		run_once();
 		return 0;
 	}
-	fprintf(stderr, "usage: fault_test survive|vanish|port|cq|same\n");
+	fprintf(stderr,
+		"usage: fault_test survive|survive-cross|vanish|port|cq|same\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	self_path = "/proc/self/exe";
+	if (argc == 3 && !strcmp(argv[1], "cross-target")) {
+		const struct CMUnitTest target[] = { cmocka_unit_test(
+			test_cross_target) };
+
+		cross_fd = atoi(argv[2]);
+		return cmocka_run_group_tests(target, NULL, NULL);
+	}
 	if (argc != 2) {
 		fprintf(stderr,
-			"usage: fault_test survive|vanish|port|cq|same\n");
+			"usage: fault_test survive|survive-cross|vanish|port|cq|same\n");
 		return 2;
 	}
 	return run_case(argv[1]);
