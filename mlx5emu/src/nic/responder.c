@@ -205,11 +205,14 @@ static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
 	/*
 	 * After an RNR NAK everything up to its retransmission is dropped;
 	 * a PSN behind the expected one is a retransmission of something
-	 * done already (its answer was lost).
+	 * done already, whose answer was lost. Only fault injection loses
+	 * answers: without it such a PSN is a peer's mistake (e.g. a QP
+	 * connected to itself with the wrong PSN), and fails.
 	 */
 	if (rc && pkt->psn != qp->resp_psn)
-		return psn_behind(pkt->psn, qp->resp_psn) ? NIC_DUPLICATE :
-							    NIC_NAK_SEQ;
+		return qp->dev->faults && psn_behind(pkt->psn, qp->resp_psn) ?
+			       NIC_DUPLICATE :
+			       NIC_NAK_SEQ;
 	if (!op || !(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)) ||
 	    !(op->transports & (1u << qp->type))) {
 		if (!rc)
