@@ -11,6 +11,8 @@ packages=(
 	python3-pkg-resources libudev-dev libsystemd-dev
 	# our components and tests
 	make libcmocka-dev valgrind perftest procps iproute2 qperf libfabric-bin
+	# rdma_cm on the emulated device: rping, ucmatose, udaddy
+	rdmacm-utils
 	# UCX on the emulated device
 	ucx-utils libucx0
 	# perftest-ext: plots and the mpirun launcher test

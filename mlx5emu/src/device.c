@@ -129,6 +129,7 @@ static void parse_env(void)
 	emu_cfg.nic_budget = env_option(EMU_OPTION_NIC_BUDGET, NULL);
 	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
 	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
+	emu_cfg.doorbell_trap = env_option(EMU_OPTION_DOORBELL_TRAP, NULL);
 	parse_fault_env(&emu_cfg.fault);
 }
 
@@ -353,4 +354,42 @@ void emu_dev_free_uar_id(struct emu_device *dev, uint32_t id, uint32_t n)
 	if (id < dev->uar_hint)
 		dev->uar_hint = id;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * Does the NIC write into [addr, addr + len): an MR, or a CQ ring? Only
+ * a buffer unmapped while registered can share an address with a UAR
+ * page mapped later; such a page is never trapped (doorbell_trap.c), or
+ * the NIC thread would fault on itself.
+ */
+bool emu_device_writes_into(uint64_t addr, uint64_t len)
+{
+	bool hit = false;
+	unsigned int i;
+	uint32_t id;
+
+	for (i = 0; i < emu_cfg.ndevices && !hit; i++) {
+		struct emu_device *dev = &emu_devices[i];
+
+		pthread_mutex_lock(&dev->lock);
+		for (id = 0; id < dev->mrs.nslots && !hit; id++) {
+			struct emu_mr *mr = dev->mrs.slot[id];
+
+			hit = mr && (void *)mr != (void *)dev &&
+			      overlaps(addr, len, mr->start, mr->length);
+		}
+		for (id = 0; id < dev->cqs.nslots && !hit; id++) {
+			struct emu_cq *cq = dev->cqs.slot[id];
+
+			hit = cq && overlaps(addr, len, cq->buf_addr,
+					     (uint64_t)cq->ncqe * cq->cqe_size);
+		}
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return hit;
 }

@@ -23,6 +23,7 @@ enum emu_fd_kind {
 	EMU_FD_CMD,
 	EMU_FD_EVENT,
 	EMU_FD_NETLINK,
+	EMU_FD_UCMA,
 };
 
 void emu_fd_set(int fd, enum emu_fd_kind kind, void *obj);
@@ -117,6 +118,15 @@ ssize_t emu_netlink_send_buf(struct emu_netlink *nl, const void *buf,
 			     size_t len);
 ssize_t emu_netlink_recv(int fd, struct msghdr *msg, int flags);
 void emu_netlink_close(struct emu_netlink *nl);
+
+/* cm/: the rdma_cm character device (cm/ucma.h) */
+struct ucma_file;
+bool ucma_is_cdev(const char *path);
+void ucma_fake_stat(struct stat *st);
+int ucma_open(int flags);
+ssize_t ucma_write(struct ucma_file *f, int fd, const void *buf, size_t count);
+void ucma_close(struct ucma_file *f);
+int ucma_netlink_chardev(uint64_t *cdev, uint64_t *abi, const char **name);
 
 /* device.c */
 void emu_init(void);
@@ -220,6 +230,9 @@ int emu_uar_bind_cq(struct emu_context *ctx, struct emu_cq *cq, bool has_idx,
 		    uint32_t page_id);
 void emu_uar_unbind_cq(struct emu_context *ctx, struct emu_cq *cq);
 
+/* device.c: does the NIC write there (an MR, a CQ ring)? */
+bool emu_device_writes_into(uint64_t addr, uint64_t len);
+
 /* uaccess.c: user pointers (0 or -EFAULT); prot is PROT_READ/WRITE */
 int emu_access_ok(uint64_t addr, uint64_t len, int prot);
 int emu_copy_from_user(void *dst, const void *src, size_t len);
@@ -228,6 +241,8 @@ int emu_copy_from_user(void *dst, const void *src, size_t len);
 void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		   int flags, off_t off);
 bool emu_uar_munmap(void *addr, size_t len);
+/* does [addr, addr + len) meet a UAR page the application mapped? */
+bool emu_uar_mapped(uint64_t addr, uint64_t len);
 void emu_uar_forked(void);
 /* the mappings we saw of one page, or of all the context's (pg NULL) */
 void emu_uar_forget_page_maps(struct emu_context *ctx, struct emu_uar_page *pg);

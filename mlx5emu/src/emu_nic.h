@@ -52,6 +52,11 @@ void nic_stat_write_datagrams(FILE *f, int pid);
 void nic_stat_write_faults(FILE *f, int pid);
 /* the NIC thread's scheduling class (nic/pace.c), "none" before it runs */
 const char *nic_pace_class(void);
+/* the application mapped, or unmaps, a UAR page (nic/doorbell_trap.c) */
+void nic_trap_add(void *addr, size_t len, bool nic_writes);
+void nic_trap_remove(void *addr, size_t len);
+/* "trapped" or "polled": how the NIC learns of doorbells */
+const char *nic_trap_mode(void);
 
 /* control path -> fabric (fabric/fabric.c) */
 /* QPNs unique per emulated device across processes */

@@ -72,6 +72,7 @@ struct emu_config {
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	bool maps_query; /* pointer checks may use PROCMAP_QUERY */
+	bool doorbell_trap; /* doorbells wake the NIC (nic/doorbell_trap.c) */
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	bool nic_spin; /* the NIC thread never sleeps */

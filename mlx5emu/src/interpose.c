@@ -112,9 +112,12 @@ ssize_t write(int fd, const void *buf, size_t count)
 	bool refused;
 	struct emu_context *ctx = cmd_fd(fd, EINVAL, &refused);
 	struct emu_netlink *nl = emu_fd_get(fd, EMU_FD_NETLINK);
+	struct ucma_file *cm = emu_fd_get(fd, EMU_FD_UCMA);
 
 	if (nl)
 		return emu_netlink_send_buf(nl, buf, count);
+	if (cm)
+		return ucma_write(cm, fd, buf, count);
 	if (ctx && ctx->maps_unseen)
 		emu_uar_sync(ctx);
 	if (ctx)
@@ -131,8 +134,8 @@ ssize_t read(int fd, void *buf, size_t count)
 	emu_libc_init();
 	if (ev)
 		return emu_event_read(ev, fd, buf, count);
-	if (emu_fd_get(fd, EMU_FD_CMD)) {
-		/* the uverbs cdev has no read method */
+	if (emu_fd_get(fd, EMU_FD_CMD) || emu_fd_get(fd, EMU_FD_UCMA)) {
+		/* the uverbs and rdma_cm cdevs have no read method */
 		errno = EINVAL;
 		return -1;
 	}
@@ -145,6 +148,7 @@ int close(int fd)
 	struct emu_context *ctx = own_ctx(fd, &inherited);
 	struct emu_event_file *ev;
 	struct emu_netlink *nl;
+	struct ucma_file *cm;
 
 	emu_libc_init();
 	/* a copy (inherited or dup()ed) drops only its own reference */
@@ -161,6 +165,11 @@ int close(int fd)
 	if (ev) {
 		emu_fd_clear(fd);
 		emu_event_file_closed(ev);
+		return 0;
+	}
+	cm = emu_fd_get(fd, EMU_FD_UCMA);
+	if (cm) {
+		ucma_close(cm);
 		return 0;
 	}
 	nl = emu_fd_get(fd, EMU_FD_NETLINK);

@@ -38,6 +38,10 @@ static bool cdev_open(const char *path, int flags, int *fd)
 	int index = emu_cdev_index(path);
 
 	emu_libc_init();
+	if (ucma_is_cdev(path)) {
+		*fd = ucma_open(flags);
+		return true;
+	}
 	if (index < 0)
 		return false;
 	*fd = open_cdev(index, flags);
@@ -167,10 +171,22 @@ static bool cdev_stat(int index, struct stat *st)
 	return true;
 }
 
+/* Fills st for the rdma_cm cdev or one of its fds */
+static bool ucma_stat(const char *path, int fd, struct stat *st)
+{
+	emu_libc_init();
+	if (!(path ? ucma_is_cdev(path) : !!emu_fd_get(fd, EMU_FD_UCMA)))
+		return false;
+	ucma_fake_stat(st);
+	return true;
+}
+
 int stat(const char *path, struct stat *st)
 {
 	char buf[PATH_MAX];
 
+	if (ucma_stat(path, -1, st))
+		return 0;
 	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
 	return emu_libc.stat(emu_sysfs_path(path, buf, sizeof(buf)), st);
@@ -180,6 +196,8 @@ int lstat(const char *path, struct stat *st)
 {
 	char buf[PATH_MAX];
 
+	if (ucma_stat(path, -1, st))
+		return 0;
 	if (cdev_stat(emu_cdev_index(path), st))
 		return 0;
 	return emu_libc.lstat(emu_sysfs_path(path, buf, sizeof(buf)), st);
@@ -187,6 +205,8 @@ int lstat(const char *path, struct stat *st)
 
 int fstat(int fd, struct stat *st)
 {
+	if (ucma_stat(NULL, fd, st))
+		return 0;
 	if (cdev_stat(fd_index(fd), st))
 		return 0;
 	return emu_libc.fstat(fd, st);
@@ -196,6 +216,9 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	char buf[PATH_MAX];
 
+	if (*path ? ucma_stat(path, -1, st) :
+		    (flags & AT_EMPTY_PATH) && ucma_stat(NULL, dirfd, st))
+		return 0;
 	if (cdev_stat(path_or_fd_index(dirfd, path, flags), st))
 		return 0;
 	return emu_libc.fstatat(dirfd, emu_sysfs_path(path, buf, sizeof(buf)),
@@ -277,7 +300,7 @@ int faccessat(int dirfd, const char *path, int mode, int flags)
 	char buf[PATH_MAX];
 
 	emu_libc_init();
-	if (emu_cdev_index(path) < 0)
+	if (emu_cdev_index(path) < 0 && !ucma_is_cdev(path))
 		return emu_libc.faccessat(
 			dirfd, emu_sysfs_path(path, buf, sizeof(buf)), mode,
 			flags);

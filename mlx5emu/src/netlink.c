@@ -256,6 +256,20 @@ static int cmd_port_get(struct nl_reply *r, const struct nl_attrs *t, bool dump)
 	return 0;
 }
 
+/* rdma_cm is not a per-device client: no device index needed */
+static int cmd_get_chardev_ucma(struct nl_reply *r)
+{
+	const char *name;
+	uint64_t cdev, abi;
+
+	ucma_netlink_chardev(&cdev, &abi, &name);
+	msg_begin(r, r->req->nlmsg_type, 0);
+	put_u64(r, RDMA_NLDEV_ATTR_CHARDEV, cdev);
+	put_u64(r, RDMA_NLDEV_ATTR_CHARDEV_ABI, abi);
+	put_str(r, RDMA_NLDEV_ATTR_CHARDEV_NAME, name);
+	return 0;
+}
+
 static int cmd_get_chardev(struct nl_reply *r, const struct nl_attrs *t)
 {
 	const struct nlattr *a = t->a[RDMA_NLDEV_ATTR_CHARDEV_TYPE];
@@ -265,7 +279,10 @@ static int cmd_get_chardev(struct nl_reply *r, const struct nl_attrs *t)
 
 	if (!a)
 		return -EINVAL;
-	/* only the uverbs client is emulated (no umad, no rdma_cm) */
+	if (a->nla_len == NLA_HDRLEN + sizeof("rdma_cm") &&
+	    !memcmp((const char *)a + NLA_HDRLEN, "rdma_cm", sizeof("rdma_cm")))
+		return cmd_get_chardev_ucma(r);
+	/* the uverbs and rdma_cm clients are emulated (no umad) */
 	if (a->nla_len != NLA_HDRLEN + sizeof("uverbs") ||
 	    memcmp((const char *)a + NLA_HDRLEN, "uverbs", sizeof("uverbs")))
 		return -EOPNOTSUPP;

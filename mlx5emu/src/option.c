@@ -147,6 +147,13 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 			"off: read /proc/self/maps, as kernels\n"
 			"before 6.11 must",
 	},
+	[EMU_OPTION_DOORBELL_TRAP] = {
+		.var = "MLX5EMU_DOORBELL_TRAP", .kind = EMU_OPT_BOOL,
+		.def = "on",
+		.help = "a doorbell wakes a sleeping NIC thread\n"
+			"(userfaultfd); off: the thread finds it\n"
+			"when its sleep ends",
+	},
 	[EMU_OPTION_FAULT_DROP] = {
 		.name = "fault-drop", .var = "MLX5EMU_FAULT_DROP", .arg = "SPEC",
 		.kind = EMU_OPT_STRING, .unset = "off", .check = check_fault_sel,

@@ -156,8 +156,9 @@ static void write_file(void)
 	if (!f)
 		return;
 	/* not exited=0|1: that read as an exit status */
-	fprintf(f, "process pid=%d comm=%s state=%s nic=%s\n", pid, comm,
-		exited ? "exited" : "running", nic_pace_class());
+	fprintf(f, "process pid=%d comm=%s state=%s nic=%s doorbells=%s\n", pid,
+		comm, exited ? "exited" : "running", nic_pace_class(),
+		nic_trap_mode());
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
 	nic_stat_write_datagrams(f, pid);

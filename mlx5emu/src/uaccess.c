@@ -138,6 +138,12 @@ int emu_access_ok(uint64_t addr, uint64_t len, int prot)
 	if (end < addr)
 		return -EFAULT;
 	/*
+	 * Device memory: get_user_pages() refuses a UAR mapping (VM_IO), and
+	 * the NIC thread must never write into one (nic/doorbell_trap.c).
+	 */
+	if (emu_uar_mapped(addr, len))
+		return -EFAULT;
+	/*
 	 * The raw syscalls: none of our interposed entry points. Opened per
 	 * check because /proc/self is resolved at open, and a forked child
 	 * must not ask about its parent.

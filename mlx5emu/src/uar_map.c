@@ -125,6 +125,8 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	free(map);
+	if (p != MAP_FAILED)
+		nic_trap_add(p, len, emu_device_writes_into((uintptr_t)p, len));
 	emu_trace("ctx%u mmap off=0x%llx len=0x%zx -> %s page_id=0x%x", ctx->id,
 		  (unsigned long long)off, len,
 		  err ? strerrorname_np(-err) : "ok", pg ? pg->page_id : 0);
@@ -134,6 +136,27 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 		return MAP_FAILED;
 	}
 	return p;
+}
+
+bool emu_uar_mapped(uint64_t a, uint64_t len)
+{
+	struct emu_list *pos, *tmp;
+	bool hit = false;
+
+	if (!__atomic_load_n(&nr_maps, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&map_lock);
+	emu_list_for_each_safe(pos, tmp, &maps)
+	{
+		struct emu_map *m = container_of(pos, struct emu_map, node);
+
+		if (m->addr < a + len && a < m->addr + m->len) {
+			hit = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&map_lock);
+	return hit;
 }
 
 static struct emu_map *take_map(uintptr_t a, size_t len)
@@ -169,6 +192,7 @@ bool emu_uar_munmap(void *addr, size_t len)
 		struct emu_uar_page *pg = map->pg;
 		struct emu_context *ctx = pg->uobj.ctx;
 
+		nic_trap_remove((void *)map->addr, map->len);
 		pthread_mutex_lock(&ctx->lock);
 		emu_trace("ctx%u munmap page_id=0x%x", ctx->id, pg->page_id);
 		if (pg->app_maps) /* a scan may have counted it gone */
@@ -204,6 +228,7 @@ void emu_uar_forget_page_maps(struct emu_context *ctx, struct emu_uar_page *pg)
 		struct emu_map *m = container_of(pos, struct emu_map, node);
 
 		if (m->pg->uobj.ctx == ctx && (!pg || m->pg == pg)) {
+			nic_trap_remove((void *)m->addr, m->len);
 			emu_list_del(&m->node);
 			nr_maps--;
 			free(m);

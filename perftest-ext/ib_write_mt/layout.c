@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "layout.h"
 
 #define ALL 0 /* in the tables: all threads share one instance */
@@ -34,7 +36,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.help = "2T level-1 TDs with a QP each, every other one used",
 		.base = { ALL, ALL, ALL, 1, 1, 1 },
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
-		.td_level = 1,
+		.td_level = IBV_TD_SHARING_NONE,
 		.factor = 2,
 		.mapping_level = 1,
 	},
@@ -43,7 +45,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.help = "T level-1 TDs (own UAR page)",
 		.base = { ALL, ALL, ALL, 1, 1, 1 },
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
-		.td_level = 1,
+		.td_level = IBV_TD_SHARING_NONE,
 		.factor = 1,
 		.mapping_level = 1,
 	},
@@ -52,7 +54,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.help = "T level-2 TDs (two per UAR page)",
 		.base = { ALL, ALL, ALL, 1, 1, 1 },
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
-		.td_level = 2,
+		.td_level = IBV_TD_SHARING_PAGE,
 		.factor = 1,
 		.mapping_level = 2,
 	},
@@ -76,7 +78,7 @@ static const struct category_desc categories[CAT_COUNT] = {
 		.help = "T level-3 TDs (shared uUAR, BlueFlame lock)",
 		.base = { ALL, ALL, ALL, 1, 1, 1 },
 		.fixed = BIT(RES_CTX) | BIT(RES_QP),
-		.td_level = 3,
+		.td_level = IBV_TD_SHARING_REGISTER,
 		.factor = 1,
 		.mapping_level = 3,
 	},

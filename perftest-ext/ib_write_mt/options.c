@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/verbs.h>
 
 #include "layout.h"
 #include "options.h"
@@ -247,7 +248,8 @@ static int parse_one(struct wmt_options *o, int c)
 		o->threads_given = true;
 		break;
 	case OPT_SHARING:
-		NUM(sharing, 1, 3, "--sharing (1, 2 or 3)");
+		NUM(sharing, IBV_TD_SHARING_NONE, IBV_TD_SHARING_REGISTER,
+		    "--sharing (1, 2 or 3)");
 		break;
 	case OPT_CONNECT_TIMEOUT:
 		NUM(connect_timeout, 1, 86400, "--connect-timeout");
@@ -444,11 +446,11 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	for (i = 0; i < RES_COUNT; i++)
 		any_share |= o->share[i] != 0;
 	if (!o->categories) {
-		if (o->sharing == 1)
+		if (o->sharing == IBV_TD_SHARING_NONE)
 			add_in_order(o, CAT_DYNAMIC);
-		else if (o->sharing == 2)
+		else if (o->sharing == IBV_TD_SHARING_PAGE)
 			add_in_order(o, CAT_SHARED_DYNAMIC);
-		else if (o->sharing == 3)
+		else if (o->sharing == IBV_TD_SHARING_REGISTER)
 			add_in_order(o, CAT_SHARED_UUAR);
 		else if (any_share || o->num_qps || o->sweep == SWEEP_SHARE)
 			add_in_order(o, CAT_XWAY);

@@ -27,7 +27,8 @@ static const char usage_head[] =
 static const char usage_rest[] =
 	"                          default: all; with --sharing the level's category;\n"
 	"                          with --share-X: xway\n"
-	"  --sharing=1|2|3         TD sharing level (must agree with the category)\n"
+	"  --sharing=1|2|3         TD sharing level: IBV_TD_SHARING_NONE, _PAGE or\n"
+	"                          _REGISTER (must agree with the category)\n"
 	"  --share-ctx|pd|mr|buf|cq|qp=X  X threads share one instance (X divides --threads;\n"
 	"                          a child is never shared wider than its parent:\n"
 	"                          ctx>=pd>=mr>=buf, ctx>=cq>=qp, pd>=qp)\n"

@@ -55,7 +55,7 @@ def main(out_dir, expect):
                    ('legacy', False)}:
         fail('configurations: %s' % sorted(configs))
     modules = {r['test'].split('.')[0] for r in report['pyverbs']}
-    if modules != {'test_mlx5_uar', 'test_td', 'test_mlx5_td'}:
+    if modules != {'test_mlx5_uar', 'test_parent_domain', 'test_mlx5_td'}:
         fail('pyverbs modules run: %s' % sorted(modules))
     if not any(r['result'] == 'passed' and r['test'].startswith('test_mlx5_td')
                for r in report['pyverbs']):

@@ -4,7 +4,7 @@
 # unittest -v prints them, so tdshare-check-hw's failure path is tested.
 import sys
 
-sys.stderr.write('test_good (tests.test_td.TDAPITest.test_good) ... ok\n'
-                 'test_bad (tests.test_td.TDAPITest.test_bad) ... FAIL\n'
+sys.stderr.write('test_good (tests.test_parent_domain.ParentDomainTDTest.test_good) ... ok\n'
+                 'test_bad (tests.test_parent_domain.ParentDomainTDTest.test_bad) ... FAIL\n'
                  '\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n')
 sys.exit(1)

@@ -30,16 +30,16 @@ run_class() {
 run_class other
 [ "$(grep -c 'nic: slow mode' "$dir/other.trace")" -eq 1 ] ||
 	die "the slow mode is not said exactly once in the trace"
-grep -q ' nic=other$' "$dir/other.proc" || die "stat does not say nic=other"
+grep -q ' nic=other ' "$dir/other.proc" || die "stat does not say nic=other"
 
 # a short slice: where the kernel honours it (6.12), else the slow mode
 run_class slice
 if grep -q 'nic: scheduling class slice' "$dir/slice.trace"; then
-	grep -q ' nic=slice$' "$dir/slice.proc" || die "stat does not say nic=slice"
+	grep -q ' nic=slice ' "$dir/slice.proc" || die "stat does not say nic=slice"
 else
 	grep -q 'nic: slow mode' "$dir/slice.trace" ||
 		die "no short slice and no word of the slow mode"
-	grep -q ' nic=other$' "$dir/slice.proc" || die "stat does not say nic=other"
+	grep -q ' nic=other ' "$dir/slice.proc" || die "stat does not say nic=other"
 fi
 
 # real time where the process may; without CAP_SYS_NICE auto falls back
@@ -51,13 +51,13 @@ has_sys_nice() { # CAP_SYS_NICE (23) in the effective set
 }
 if has_sys_nice && [ "$(ulimit -r)" = 0 ] && command -v setpriv >/dev/null; then
 	run_class fifo
-	grep -q ' nic=fifo$' "$dir/fifo.proc" || die "root did not get fifo"
+	grep -q ' nic=fifo ' "$dir/fifo.proc" || die "root did not get fifo"
 	run_class auto
-	grep -q ' nic=fifo$' "$dir/auto.proc" || die "auto as root is not fifo"
+	grep -q ' nic=fifo ' "$dir/auto.proc" || die "auto as root is not fifo"
 	run_class auto setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice
-	grep -Eq ' nic=(slice|other)$' "$dir/auto.proc" ||
+	grep -Eq ' nic=(slice|other) ' "$dir/auto.proc" ||
 		die "auto without CAP_SYS_NICE: $(cat "$dir/auto.proc")"
-	! grep -q ' nic=fifo$' "$dir/auto.proc" || die "fifo without CAP_SYS_NICE"
+	! grep -q ' nic=fifo ' "$dir/auto.proc" || die "fifo without CAP_SYS_NICE"
 else
 	echo "no CAP_SYS_NICE (or RLIMIT_RTPRIO set): the fifo cases are not run"
 fi

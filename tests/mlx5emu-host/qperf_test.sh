@@ -5,11 +5,14 @@
 #   qperf_test.sh PORT ROUNDS TEST...
 #
 # One server and ROUNDS client runs of every TEST, each a separate
-# `$MLX5EMU run`. Every run must report a latency.
+# `$MLX5EMU run`. Every run must report a latency (or a bandwidth).
+# QPERF_OPTS adds client options (-cm1: connect through rdma_cm).
 . "$(dirname "$0")/../lib.sh"
 : "${MLX5EMU:?}"
 port=$1 rounds=$2
 shift 2
+read -ra opts <<<"${QPERF_OPTS:-}"
+result='(latency|bw) *='
 scratch_dir out
 timeout -k 2 600 "$MLX5EMU" run -- qperf -lp "$port" >"$out/srv" 2>&1 &
 srv=$!
@@ -20,9 +23,9 @@ fail=0
 for r in $(seq "$rounds"); do
 	for t in "$@"; do
 		if timeout -k 2 60 "$MLX5EMU" run -- qperf -lp "$port" -t 1 \
-			localhost "$t" >"$out/cli" 2>&1 &&
-			grep -q 'latency *=' "$out/cli"; then
-			echo "round $r $t: $(grep 'latency' "$out/cli" | tr -s ' ')"
+			"${opts[@]}" localhost "$t" >"$out/cli" 2>&1 &&
+			grep -Eq "$result" "$out/cli"; then
+			echo "round $r $t: $(grep -E "$result" "$out/cli" | tr -s ' ')"
 		else
 			echo "round $r $t: FAILED"
 			cat "$out/cli"

@@ -111,7 +111,7 @@ static void new_app_on_old_library(void **state)
 	struct ibv_context *ctx = emu_test_open();
 	struct ibv_td_init_attr attr = {
 		.comp_mask = IBV_TD_INIT_ATTR_SHARING,
-		.sharing = 1,
+		.sharing = IBV_TD_SHARING_NONE,
 	};
 	struct ibv_device_attr_ex attr_ex;
 

@@ -25,8 +25,15 @@
 /* more than any limit the tests set; level 3 TDs never run out */
 #define MAX_OBJS 512
 
-/* TDs without a sharing attribute, of levels 1 .. 3, and DEVX UARs */
-enum kind { DEFAULT, LEVEL1, LEVEL2, LEVEL3, DEVX_BF, NKINDS };
+/* TDs without a sharing attribute, of each enum ibv_td_sharing, and DEVX UARs */
+enum kind {
+	DEFAULT = IBV_TD_SHARING_DEFAULT,
+	LEVEL1 = IBV_TD_SHARING_NONE,
+	LEVEL2 = IBV_TD_SHARING_PAGE,
+	LEVEL3 = IBV_TD_SHARING_REGISTER,
+	DEVX_BF,
+	NKINDS
+};
 
 static const char *const kind_name[NKINDS] = {
 	[DEFAULT] = "default TDs",	   [LEVEL1] = "level-1 TDs",

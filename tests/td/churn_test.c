@@ -84,16 +84,16 @@ static unsigned int check_rules(const struct slot *slots)
 				fail_msg("level-%u and level-%u TDs share UAR %#lx",
 					 a->level, b->level,
 					 (unsigned long)bf_page(a->reg));
-			if (a->level == 2 && b->reg == a->reg)
+			if (a->level == IBV_TD_SHARING_PAGE && b->reg == a->reg)
 				fail_msg("two level-2 TDs on one register");
 		}
-		if (a->level == 1 && sharers)
+		if (a->level == IBV_TD_SHARING_NONE && sharers)
 			fail_msg("a level-1 TD shares its UAR");
-		if (a->level == 2 && sharers > 1)
+		if (a->level == IBV_TD_SHARING_PAGE && sharers > 1)
 			fail_msg("%u level-2 TDs on one UAR", sharers + 1);
 		if (first) {
 			used++;
-			level3_uars += a->level == 3;
+			level3_uars += a->level == IBV_TD_SHARING_REGISTER;
 		}
 	}
 	if (level3_uars > 1)
@@ -126,7 +126,7 @@ static void churn(void **state)
 		if (s->level) {
 			slot_empty(s);
 		} else {
-			slot_fill(s, pd, cq, 1 + random() % 3);
+			slot_fill(s, pd, cq, IBV_TD_SHARING_NONE + random() % 3);
 			count[s->level]++;
 		}
 		used = check_rules(slots);

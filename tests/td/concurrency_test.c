@@ -48,7 +48,7 @@ static void *work(void *arg)
 			held[k] = NULL;
 			continue;
 		}
-		held[k] = td_alloc(ctx, 1 + rand_r(&w->seed) % 3);
+		held[k] = td_alloc(ctx, IBV_TD_SHARING_NONE + rand_r(&w->seed) % 3);
 		if (held[k])
 			w->allocated++;
 		else if (errno == ENOMEM)
@@ -68,7 +68,7 @@ static unsigned int level1_capacity(void)
 	struct ibv_td *tds[1024];
 	unsigned int i, n = 0;
 
-	while (n < 1024 && (tds[n] = td_alloc(ctx, 1)))
+	while (n < 1024 && (tds[n] = td_alloc(ctx, IBV_TD_SHARING_NONE)))
 		n++;
 	assert_int_equal(errno, ENOMEM);
 	for (i = 0; i < n; i++)

@@ -89,7 +89,7 @@ static struct ibv_cq *create_lockfree_cq(struct rig *r)
 	if (!strcmp(mode, "td")) {
 		struct ibv_parent_domain_init_attr pattr = { .pd = r->pd };
 
-		r->td = td_alloc(r->ctx, 0);
+		r->td = td_alloc(r->ctx, IBV_TD_SHARING_DEFAULT);
 		assert_non_null(r->td);
 		pattr.td = r->td;
 		r->parent = ibv_alloc_parent_domain(r->ctx, &pattr);

@@ -7,6 +7,8 @@
  *
  *   lock_count_test level1|level2|level3|none
  *
+ * levelN is enum ibv_td_sharing N: IBV_TD_SHARING_NONE, _PAGE, _REGISTER.
+ *
  * Expected: nothing for QPs and CQs bound to a level-1 or level-2 TD; at
  * level 3 exactly one lock per doorbell (the shared BlueFlame register's);
  * QP and CQ locks for objects without a TD.
@@ -137,13 +139,13 @@ static void lock_count(void **state)
 		      poll_ex);
 
 	switch (level) {
-	case 1:
-	case 2:
+	case IBV_TD_SHARING_NONE:
+	case IBV_TD_SHARING_PAGE:
 		assert_int_equal(post, 0);
 		assert_int_equal(poll, 0);
 		assert_int_equal(poll_ex, 0);
 		break;
-	case 3:
+	case IBV_TD_SHARING_REGISTER:
 		/* the shared BlueFlame register's lock, once per doorbell */
 		assert_int_equal(post, BATCH);
 		assert_int_equal(poll, 0);
@@ -170,7 +172,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "none"))
 		level = TD_EP_NO_TD;
 	else if (argc < 2 || sscanf(argv[1], "level%u", &level) != 1 ||
-		 !level || level > 3) {
+		 !level || level > IBV_TD_SHARING_REGISTER) {
 		fprintf(stderr, "usage: %s level1|level2|level3|none\n", argv[0]);
 		return 2;
 	}

@@ -6,6 +6,8 @@
  * flows over every TD, from 16 threads at once.
  *
  *   placement_test level1|level2|level3 [ntd]
+ *
+ * levelN is enum ibv_td_sharing N: IBV_TD_SHARING_NONE, _PAGE, _REGISTER.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -161,14 +163,14 @@ static void placement(void **state)
 
 	pages = distinct_pages();
 	switch (level) {
-	case 1:
+	case IBV_TD_SHARING_NONE:
 		/* a UAR of its own, rung through its first register */
 		assert_int_equal(pages, ntd);
 		for (i = 0; i < ntd; i++)
 			assert_int_equal(bf_slot(eps[i].bf_reg), 0x800);
 		assert_int_equal(distinct_mappings(st), (ntd + upp - 1) / upp);
 		break;
-	case 2:
+	case IBV_TD_SHARING_PAGE:
 		/* pairs: one TD at 0x800, the other at 0xA00 */
 		assert_int_equal(pages, (ntd + 1) / 2);
 		for (i = 0; i < ntd; i++)
@@ -178,7 +180,7 @@ static void placement(void **state)
 								 bf_slot(eps[j].bf_reg),
 							 0x800 ^ 0xa00);
 		break;
-	case 3:
+	case IBV_TD_SHARING_REGISTER:
 		assert_int_equal(pages, 1);
 		break;
 	}

@@ -74,7 +74,7 @@ static uintptr_t default_td_reg(struct ibv_pd *pd, struct ibv_cq *cq,
 {
 	struct ibv_parent_domain_init_attr pattr = { .pd = pd };
 
-	*td = td_alloc(pd->context, 0);
+	*td = td_alloc(pd->context, IBV_TD_SHARING_DEFAULT);
 	assert_non_null(*td);
 	pattr.td = *td;
 	*parent = ibv_alloc_parent_domain(pd->context, &pattr);

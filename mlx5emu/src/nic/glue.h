@@ -72,6 +72,13 @@ static inline struct emu_device *to_emu_device(struct nic_dev *ndev)
 
 /* start the thread (and the fabric) if not running; nic.lock held */
 int nic_start(void);
+/* doorbells that wake the thread (doorbell_trap.c) */
+bool nic_trap_arm(void);
+bool nic_trap_service(void);
+bool nic_trap_all_armed(void);
+bool nic_trap_covers_all(void);
+int nic_trap_fd(void);
+void nic_trap_forked(void);
 /* the thread has something new to look at; nic.lock held */
 void nic_kick(void);
 /* a QP is being destroyed: send what its doorbell asked for (thread.c) */

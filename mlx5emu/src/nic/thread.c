@@ -6,11 +6,12 @@
  * serialised by nic.lock; the control path takes the same lock, which is
  * what makes modify-to-RESET and destroy synchronous (no CQE after return).
  *
- * Doorbells are plain stores into the application's memory, so they cannot
- * wake us: the thread polls SND_DBR/ARM_DB and, when idle, sleeps with
- * growing intervals (in poll() on the fabric's sockets, so a peer's
- * request still wakes it at once); in the default scheduling class only
- * it spins a little first (pace.c says why). MLX5EMU_NIC=spin
+ * Doorbells are plain stores into the application's memory: the thread
+ * polls SND_DBR/ARM_DB and, when idle, sleeps with growing intervals, in
+ * poll() on the fabric's sockets, so that a peer's request wakes it at
+ * once, and on the userfaultfd that makes a doorbell store wake it too
+ * (doorbell_trap.c); in the default scheduling class only it spins a
+ * little first (pace.c says why). MLX5EMU_NIC=spin
  * never sleeps (benchmarks); MLX5EMU_NIC_IDLE_US caps the sleep;
  * MLX5EMU_NIC_BUDGET=1 steps every QP one WQE per pass (determinism).
  */
@@ -68,6 +69,12 @@ static unsigned int nic_pass(void)
 		work += nic_sq_process(&q->nq, run.budget);
 	}
 	fabric_flush();
+	/*
+	 * A store that faulted on a protected page waits for this; the
+	 * doorbell record it follows was read above, so the frames are out
+	 * first.
+	 */
+	nic_trap_service();
 	/* an arm that comes after its CQE fires here */
 	emu_list_for_each_safe(pos, tmp, &nic.cqs)
 	{
@@ -108,9 +115,15 @@ static void stat_refresh(void)
 
 static void nic_sleep(unsigned int us)
 {
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
+	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 2];
 	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1);
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	/* so does a doorbell, on a page protected for the purpose */
+	fds[n].fd = nic_trap_fd();
+	fds[n].events = POLLIN;
+	if (fds[n].fd >= 0)
+		n++;
 
 	pthread_mutex_unlock(&nic.lock);
 	/* a request from a peer process ends the sleep early */
@@ -156,6 +169,23 @@ static void *nic_thread(void *arg)
 			continue;
 		}
 		stat_refresh();
+		/* a doorbell rung just before its page was protected */
+		if (nic_trap_arm())
+			continue;
+		if (nic_trap_all_armed()) {
+			/* a doorbell wakes us: no need to look for one */
+			nic_sleep(run.idle_max_us);
+			continue;
+		}
+		if (nic_trap_covers_all()) {
+			/*
+			 * Pages that rang are cooling before their
+			 * protection: one sleep, ended early when a peer's
+			 * answer comes, as it does in a round trip.
+			 */
+			nic_sleep(NIC_WARM_SLEEP_US);
+			continue;
+		}
 		nic_sleep(sleep_us);
 		if (slept_us < NIC_WARM_US)
 			slept_us += sleep_us;
@@ -197,6 +227,7 @@ static void nic_atfork_child(void)
 	emu_list_init(&nic.cqs);
 	nic_doorbell_forget();
 	nic_ud_counts_forget();
+	nic_trap_forked();
 	fabric_atfork_child();
 }
 

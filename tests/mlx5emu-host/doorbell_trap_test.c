@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Doorbells that wake the NIC thread (mlx5emu/src/nic/doorbell_trap.c),
+ * run under `mlx5emu run`: while the NIC thread sleeps, the page a QP
+ * rings is write-protected (pagemap says so), and a doorbell rung on it
+ * then is executed; device memory is refused where the kernel refuses it,
+ * so that neither a command nor the NIC thread ever writes into a
+ * protected page. With MLX5EMU_DOORBELL_TRAP=off no page is protected.
+ *
+ *   mlx5emu run -- mlx5emu-host-doorbell-trap-test
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <infiniband/mlx5dv.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "emu_test.h"
+#include "rc_loop.h"
+
+#define PM_UFFD_WP (1ull << 57) /* Documentation/admin-guide/mm/pagemap */
+#define WAIT_S 20 /* for the NIC thread to fall asleep: a hang guard */
+
+struct loop {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	uint64_t buf[8];
+	uintptr_t reg; /* the BlueFlame register a rings */
+};
+
+static void loop_open(struct loop *l)
+{
+	struct mlx5dv_qp dq = {};
+	struct mlx5dv_obj obj = { .qp = { .out = &dq } };
+
+	memset(l, 0, sizeof(*l));
+	l->ctx = emu_test_open();
+	l->pd = ibv_alloc_pd(l->ctx);
+	assert_non_null(l->pd);
+	l->cq = ibv_create_cq(l->ctx, 16, NULL, NULL, 0);
+	assert_non_null(l->cq);
+	l->a = rc_loop_create_qp(l->pd, l->cq, 8);
+	l->b = rc_loop_create_qp(l->pd, l->cq, 8);
+	assert_non_null(l->a);
+	assert_non_null(l->b);
+	rc_loop_connect(l->a, l->b);
+	l->mr = ibv_reg_mr(l->pd, l->buf, sizeof(l->buf),
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(l->mr);
+	obj.qp.in = l->a;
+	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	l->reg = (uintptr_t)dq.bf.reg;
+}
+
+static void loop_close(struct loop *l)
+{
+	ibv_dereg_mr(l->mr);
+	ibv_destroy_qp(l->a);
+	ibv_destroy_qp(l->b);
+	ibv_destroy_cq(l->cq);
+	ibv_dealloc_pd(l->pd);
+	ibv_close_device(l->ctx);
+}
+
+/* a signaled RDMA WRITE of v from a into b's buf[4], and its completion */
+static void loop_write(struct loop *l, uint64_t v)
+{
+	struct ibv_sge sge = { (uintptr_t)&l->buf[0], 8, l->mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)&l->buf[4], l->mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	l->buf[0] = v;
+	assert_int_equal(ibv_post_send(l->a, &wr, &bad), 0);
+	while (!ibv_poll_cq(l->cq, 1, &wc))
+		;
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_true(l->buf[4] == v);
+}
+
+static bool write_protected(uintptr_t addr)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &ent, sizeof(ent), addr / ps * sizeof(ent)),
+			 sizeof(ent));
+	close(fd);
+	return ent & PM_UFFD_WP;
+}
+
+/* does the kernel have userfaultfd write protection of shared memory? */
+static bool kernel_traps(void)
+{
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = UFFD_FEATURE_WP_HUGETLBFS_SHMEM,
+	};
+	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | 1 /* USER_MODE_ONLY */);
+	bool ok = fd >= 0 && !ioctl(fd, UFFDIO_API, &api);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static bool trap_expected(void)
+{
+	const char *v = getenv("MLX5EMU_DOORBELL_TRAP");
+
+	return !(v && !strcmp(v, "off")) && kernel_traps();
+}
+
+/* true once the page is protected, false if it stays open for WAIT_S */
+static bool wait_protected(uintptr_t addr)
+{
+	time_t end = time(NULL) + WAIT_S;
+
+	while (!write_protected(addr))
+		if (time(NULL) > end)
+			return false;
+		else
+			usleep(10000);
+	return true;
+}
+
+/* ---- a sleeping NIC is woken by the doorbell store itself ---- */
+
+static void test_sleeping_nic_protects_and_serves_doorbells(void **state)
+{
+	struct loop l;
+	uint64_t i;
+
+	(void)state;
+	if (!trap_expected())
+		skip();
+	loop_open(&l);
+	loop_write(&l, 1);
+	for (i = 2; i < 12; i++) {
+		/* asleep with the register's page protected ... */
+		assert_true(wait_protected(l.reg));
+		/* ... and the store that rings it completes the write */
+		loop_write(&l, i);
+	}
+	loop_close(&l);
+}
+
+static void test_trap_off_protects_nothing(void **state)
+{
+	struct loop l;
+
+	(void)state;
+	if (trap_expected())
+		skip();
+	loop_open(&l);
+	loop_write(&l, 1);
+	usleep(300000);
+	assert_false(write_protected(l.reg));
+	loop_write(&l, 2);
+	loop_close(&l);
+}
+
+/* ---- device memory: refused where get_user_pages() refuses it ---- */
+
+static void test_mr_on_uar_page_is_efault(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	struct ibv_mr *mr;
+	struct loop l;
+
+	(void)state;
+	loop_open(&l);
+	errno = 0;
+	mr = ibv_reg_mr(l.pd, (void *)(l.reg & ~(uintptr_t)(ps - 1)), ps,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_null(mr);
+	assert_int_equal(errno, EFAULT);
+	/* read-only, too: no umem on device memory */
+	mr = ibv_reg_mr(l.pd, (void *)(l.reg & ~(uintptr_t)(ps - 1)), ps, 0);
+	assert_null(mr);
+	assert_int_equal(errno, EFAULT);
+	/* the device still works, its NIC thread unharmed */
+	loop_write(&l, 7);
+	loop_close(&l);
+}
+
+/*
+ * A command whose response lands on the page a QP rings: written by an
+ * application thread inside the emulator, it would wait for the NIC thread
+ * to lift the protection while holding what the NIC thread needs.
+ */
+static void test_response_into_uar_page_is_efault(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_pd core;
+	} cmd = {};
+	struct loop l;
+
+	(void)state;
+	loop_open(&l);
+	loop_write(&l, 1);
+	if (trap_expected())
+		assert_true(wait_protected(l.reg));
+	cmd.hdr.command = IB_USER_VERBS_CMD_ALLOC_PD;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(struct ib_uverbs_alloc_pd_resp) / 4;
+	cmd.core.response = (l.reg & ~(uintptr_t)(ps - 1)) + 0x100;
+	errno = 0;
+	assert_int_equal(write(l.ctx->cmd_fd, &cmd, sizeof(cmd)), -1);
+	assert_int_equal(errno, EFAULT);
+	loop_write(&l, 3);
+	loop_close(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+			test_sleeping_nic_protects_and_serves_doorbells),
+		cmocka_unit_test(test_trap_off_protects_nothing),
+		cmocka_unit_test(test_mr_on_uar_page_is_efault),
+		cmocka_unit_test(test_response_into_uar_page_is_efault),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
