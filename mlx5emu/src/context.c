@@ -100,6 +100,7 @@ static void destroy_all(struct emu_context *ctx, enum emu_obj_type type)
 void emu_context_close(struct emu_context *ctx)
 {
 	struct emu_device *dev = ctx->dev;
+	struct emu_event_file *async;
 
 	emu_fd_clear(ctx->fd);
 	emu_uar_forget_maps(ctx);
@@ -112,8 +113,13 @@ void emu_context_close(struct emu_context *ctx)
 	destroy_all(ctx, EMU_OBJ_UAR);
 	emu_uar_context_fini(ctx);
 	emu_table_destroy(&ctx->handles);
-	if (ctx->async)
-		emu_event_file_put(ctx->async);
+	/* device-wide events (a port's) look for it under dev->lock */
+	pthread_mutex_lock(&dev->lock);
+	async = ctx->async;
+	__atomic_store_n(&ctx->async, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dev->lock);
+	if (async)
+		emu_event_file_put(async);
 	if (ctx->ucontext)
 		emu_stat_del_ctx(ctx);
 	pthread_mutex_unlock(&ctx->lock);

@@ -65,6 +65,30 @@ static unsigned int env_device_uars(void)
 	return n ? n : max;
 }
 
+/* MLX5EMU_FAULT_*: a spec that does not parse was refused above */
+static void parse_fault_env(struct emu_fault_cfg *f)
+{
+	const char *v;
+	char err[64];
+
+	env_option(EMU_OPTION_FAULT_DROP, &v);
+	if (v)
+		emu_fault_sel_parse(v, &f->drop, err, sizeof(err));
+	env_option(EMU_OPTION_FAULT_DELAY, &v);
+	if (v)
+		emu_fault_sel_parse(v, &f->delay, err, sizeof(err));
+	f->delay_us = env_option(EMU_OPTION_FAULT_DELAY_US, NULL);
+	f->seed = env_option(EMU_OPTION_FAULT_SEED, NULL);
+	f->timeout_us = env_option(EMU_OPTION_FAULT_TIMEOUT_US, NULL);
+	f->cq_overrun = env_option(EMU_OPTION_FAULT_CQ_OVERRUN, NULL);
+	env_option(EMU_OPTION_FAULT_PORT_DOWN, &v);
+	f->port_down =
+		v && !emu_fault_window_parse(v, &f->port_at_ms, &f->port_dur_ms,
+					     err, sizeof(err));
+	f->on = f->drop.kind || f->delay.kind || f->timeout_us ||
+		f->cq_overrun || f->port_down;
+}
+
 static void parse_env(void)
 {
 	const char *v;
@@ -106,6 +130,7 @@ static void parse_env(void)
 	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
 	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
 	emu_cfg.doorbell_trap = env_option(EMU_OPTION_DOORBELL_TRAP, NULL);
+	parse_fault_env(&emu_cfg.fault);
 }
 
 static void init_once(void)

@@ -48,6 +48,8 @@ void nic_detach_srq(struct emu_srq *srq);
 void nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
 /* the process's lines of datagram counts (nic/datagram.c) */
 void nic_stat_write_datagrams(FILE *f, int pid);
+/* the process's faults record, with fault injection (nic/fault_port.c) */
+void nic_stat_write_faults(FILE *f, int pid);
 /* the NIC thread's scheduling class (nic/pace.c), "none" before it runs */
 const char *nic_pace_class(void);
 /* the application mapped, or unmaps, a UAR page (nic/doorbell_trap.c) */

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "fault_spec.h"
 #include "model.h"
 
 #define EMU_MAX_FDS 65536
@@ -79,6 +80,7 @@ struct emu_config {
 	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */
 	unsigned int nic_budget; /* WQEs per QP per pass */
 	unsigned int max_qp; /* QPs per process and device, <= EMU_MAX_QP */
+	struct emu_fault_cfg fault;
 };
 
 extern struct emu_config emu_cfg;

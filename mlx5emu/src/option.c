@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu_param.h"
+#include "fault_spec.h"
 #include "option.h"
 
 static const char *const models[] = { "cx4", "cx5", "cx6", NULL };
@@ -17,6 +18,20 @@ static const char *const nic_scheds[] = { "auto", "fifo", "slice", "other",
 					  NULL };
 
 #define UINT_RANGE(lo, hi) .kind = EMU_OPT_UINT, .min = (lo), .max = (hi)
+
+static int check_fault_sel(const char *v, char *err, size_t errlen)
+{
+	struct emu_fault_sel sel;
+
+	return emu_fault_sel_parse(v, &sel, err, errlen);
+}
+
+static int check_fault_window(const char *v, char *err, size_t errlen)
+{
+	uint64_t at, dur;
+
+	return emu_fault_window_parse(v, &at, &dur, err, errlen);
+}
 
 const struct emu_option emu_options[EMU_NOPTIONS] = {
 	[EMU_OPTION_MODEL] = {
@@ -139,6 +154,55 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 			"(userfaultfd); off: the thread finds it\n"
 			"when its sleep ends",
 	},
+	[EMU_OPTION_FAULT_DROP] = {
+		.name = "fault-drop", .var = "MLX5EMU_FAULT_DROP", .arg = "SPEC",
+		.kind = EMU_OPT_STRING, .unset = "off", .check = check_fault_sel,
+		.flags = EMU_OPTF_INHERIT,
+		.help = "lose packets of every QP: nth:N, every:N,\n"
+			"from:N (a vanished peer) or rate:P",
+	},
+	[EMU_OPTION_FAULT_DELAY] = {
+		.name = "fault-delay", .var = "MLX5EMU_FAULT_DELAY",
+		.arg = "SPEC", .kind = EMU_OPT_STRING, .unset = "off",
+		.check = check_fault_sel,
+		.flags = EMU_OPTF_INHERIT,
+		.help = "hold requests back --fault-delay-us (SPEC\n"
+			"as --fault-drop)",
+	},
+	[EMU_OPTION_FAULT_DELAY_US] = {
+		.name = "fault-delay-us", .var = "MLX5EMU_FAULT_DELAY_US",
+		.arg = "N", UINT_RANGE(1, 10000000), .def = "1000",
+		.flags = EMU_OPTF_INHERIT,
+		.help = "how long a delayed packet is held, in us",
+	},
+	[EMU_OPTION_FAULT_SEED] = {
+		.name = "fault-seed", .var = "MLX5EMU_FAULT_SEED", .arg = "N",
+		UINT_RANGE(0, 4294967295u), .def = "1",
+		.flags = EMU_OPTF_INHERIT,
+		.help = "seed of rate:P (same seed, same packets)",
+	},
+	[EMU_OPTION_FAULT_TIMEOUT_US] = {
+		.name = "fault-timeout-us", .var = "MLX5EMU_FAULT_TIMEOUT_US",
+		.arg = "N", UINT_RANGE(0, 100000000), .def = "0",
+		.flags = EMU_OPTF_INHERIT,
+		.help = "local ACK timeout of every RC QP, in us\n"
+			"(0: the QP's, 4.096 us << timeout)",
+	},
+	[EMU_OPTION_FAULT_PORT_DOWN] = {
+		.name = "fault-port-down", .var = "MLX5EMU_FAULT_PORT_DOWN",
+		.arg = "AT:DUR", .kind = EMU_OPT_STRING, .unset = "off",
+		.check = check_fault_window,
+		.flags = EMU_OPTF_INHERIT,
+		.help = "ports down AT ms after the NIC started,\n"
+			"for DUR ms (PORT_ERR, then PORT_ACTIVE)",
+	},
+	[EMU_OPTION_FAULT_CQ_OVERRUN] = {
+		.name = "fault-cq-overrun", .var = "MLX5EMU_FAULT_CQ_OVERRUN",
+		.arg = "N", UINT_RANGE(0, 1u << 30), .def = "0",
+		.flags = EMU_OPTF_INHERIT,
+		.help = "the Nth CQE of every CQ overruns it\n"
+			"(IBV_EVENT_CQ_ERR; 0: never)",
+	},
 };
 
 const struct emu_option *emu_option_find(const char *name)
@@ -206,6 +270,8 @@ int emu_option_parse(const struct emu_option *o, const char *v,
 		snprintf(err, errlen, "on|off");
 		return -1;
 	case EMU_OPT_STRING:
+		if (o->check)
+			return o->check(v, err, errlen);
 		n = strlen(v);
 		if (!o->max || (n >= o->min && n <= o->max))
 			return 0;

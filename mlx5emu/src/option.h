@@ -35,6 +35,8 @@ struct emu_option {
 	const char *implied; /* OPTIONAL_ARG: the value of --name alone */
 	unsigned int flags;
 	const char *help;
+	/* STRING: whether v is a value, with what is wanted in err */
+	int (*check)(const char *v, char *err, size_t errlen);
 };
 
 /* rows of emu_options[], by what they set */
@@ -59,6 +61,13 @@ enum emu_opt_id {
 	EMU_OPTION_MAX_QP,
 	EMU_OPTION_MAPS_QUERY,
 	EMU_OPTION_DOORBELL_TRAP,
+	EMU_OPTION_FAULT_DROP,
+	EMU_OPTION_FAULT_DELAY,
+	EMU_OPTION_FAULT_DELAY_US,
+	EMU_OPTION_FAULT_SEED,
+	EMU_OPTION_FAULT_TIMEOUT_US,
+	EMU_OPTION_FAULT_PORT_DOWN,
+	EMU_OPTION_FAULT_CQ_OVERRUN,
 	EMU_NOPTIONS
 };
 

@@ -162,6 +162,7 @@ static void write_file(void)
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
 	nic_stat_write_datagrams(f, pid);
+	nic_stat_write_faults(f, pid);
 	fprintf(f, "end pid=%d\n", pid);
 	if (fclose(f))
 		goto out;

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "fault_spec.h"
 #include "model.h"
 #include "option.h"
 
@@ -113,6 +114,46 @@ static void test_parse(void **state)
 	assert_int_equal(emu_option_parse(nl, "1", &v, want, 64), 0);
 	assert_int_equal(v, 1);
 	assert_int_equal(emu_option_parse(nl, "yes", &v, want, 64), -1);
+}
+
+/* the fault specs: what each means, and a clear "want" for a bad one */
+static void test_parse_fault(void **state)
+{
+	const struct emu_option *drop = emu_option_find("fault-drop");
+	const struct emu_option *down = emu_option_find("fault-port-down");
+	static const char *const bad[] = {
+		"",	  "nth",      "nth:",	   "nth:0",  "nth:-1",
+		"nth:1x", "rate:1.5", "rate:-0.1", "rate:x", "every:0",
+		"from:",  "1",	      NULL
+	};
+	struct emu_fault_sel sel;
+	uint64_t at, dur;
+	unsigned int i, v;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(emu_option_parse(drop, "nth:3", &v, want, 64), 0);
+	assert_int_equal(emu_option_parse(drop, "rate:0.25", &v, want, 64), 0);
+	for (i = 0; bad[i]; i++) {
+		if (!emu_option_parse(drop, bad[i], &v, want, 64))
+			fail_msg("--fault-drop=%s accepted", bad[i]);
+		assert_non_null(strstr(want, "rate:P"));
+	}
+	assert_int_equal(emu_fault_sel_parse("every:4", &sel, want, 64), 0);
+	assert_int_equal(sel.kind, EMU_FAULT_EVERY);
+	assert_int_equal(sel.n, 4);
+	assert_int_equal(emu_fault_sel_parse("rate:1", &sel, want, 64), 0);
+	assert_int_equal(sel.rate, UINT32_MAX);
+	assert_int_equal(emu_fault_sel_parse("rate:0.5", &sel, want, 64), 0);
+	assert_int_equal(sel.rate, 1u << 31);
+	assert_int_equal(
+		emu_fault_window_parse("250:1000", &at, &dur, want, 64), 0);
+	assert_int_equal(at, 250);
+	assert_int_equal(dur, 1000);
+	assert_int_equal(emu_option_parse(down, "250", &v, want, 64), -1);
+	assert_string_equal(want, "AT_MS:DURATION_MS");
+	assert_int_equal(emu_option_parse(down, ":5", &v, want, 64), -1);
+	assert_int_equal(emu_option_parse(down, "5:", &v, want, 64), -1);
 }
 
 static void test_usage_lists_every_option(void **state)
@@ -305,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_are_values),
 		cmocka_unit_test(test_model_choices_are_models),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_fault),
 		cmocka_unit_test(test_usage_lists_every_option),
 		cmocka_unit_test(test_readme_matches_table),
 		cmocka_unit_test(test_man_matches_table),

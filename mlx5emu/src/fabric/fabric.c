@@ -450,6 +450,10 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 		resp.ack = NIC_NAK_RETRY;
 	else
 		resp.ack = nic_respond(qp, &pkt);
+	if (resp.ack == NIC_PENDING) {
+		c->wlen = at; /* the answer is lost (fault injection) */
+		return 0;
+	}
 	if (resp.ack == NIC_ACK && read)
 		resp.len = req->len;
 	c->wlen = at + sizeof(resp) + resp.len;

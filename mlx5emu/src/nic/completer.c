@@ -61,6 +61,8 @@ int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 
 	if (cq->overrun)
 		return -1;
+	if (nic_unlikely(qp->dev->faults) && nic_fault_cq_overrun(qp->dev, cq))
+		return -1;
 	if (!nic_cq_has_room(cq, 1)) {
 		cq->stalls++;
 		return -1;

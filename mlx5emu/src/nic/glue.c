@@ -294,6 +294,8 @@ void nic_modify_qp(struct emu_qp *qp)
 		nq->rnr_retry = qp->rnr_retry;
 		nq->rnr_count = 0;
 		nq->hold_until = 0;
+		nq->ack_due = 0;
+		nq->ack_retries = 0;
 		nq->sq_sent = nq->sq_ci;
 	}
 	switch (qp->state) {

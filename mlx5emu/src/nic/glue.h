@@ -90,6 +90,11 @@ void nic_pace_account(void);
 /* rings and doorbell records the NIC reaches as DMA (thread.c) */
 void nic_dma_area(const void *addr, size_t len);
 
+/* fault_port.c: MLX5EMU_FAULT_* for the core (NULL: none), port outage */
+struct nic_faults *nic_fault_setup(void);
+/* take the ports down or up when due; nic.lock held */
+void nic_fault_tick(void);
+
 /* glue.c */
 extern const struct nic_dev_ops nic_emu_ops;
 

@@ -12,6 +12,7 @@
  *   responder.c  execute an incoming request against the RQ/SRQ and MRs
  *   srq.c        the shared receive queue: linked WQEs, limit event
  *   completer.c  write CQEs, CQ arming, completion events
+ *   fault.c      fault injection: which packets are lost or delayed
  *
  * The NIC core is those files and this header: it sees plain memory (the
  * rings as the application mapped them) plus callbacks into the emulated
@@ -35,6 +36,11 @@
 #include <stdint.h>
 
 #include <infiniband/mlx5dv.h>
+
+#include "../fault_spec.h"
+
+/* a branch the data path takes only under fault injection */
+#define nic_unlikely(x) __builtin_expect(!!(x), 0)
 
 #define NIC_BB 64 /* MLX5_SEND_WQE_BB */
 #define NIC_MAX_DS 63 /* ds is six bits in qpn_ds */
@@ -117,6 +123,7 @@ enum nic_ack {
 	NIC_PENDING, /* sent to another process: the answer comes later */
 	NIC_LOCAL_ERR, /* failed before it left (requester's own checks) */
 	NIC_DROPPED, /* UC/UD: silently discarded (no WQE, Q_Key, access) */
+	NIC_DUPLICATE, /* responder's own: executed already, answer again */
 };
 
 /*
@@ -183,8 +190,26 @@ struct nic_dev_ops {
 			     const struct nic_pkt *pkt);
 };
 
+/*
+ * Fault injection (fault.c). A device without it has no nic_faults: the
+ * data path then tests one pointer and nothing else.
+ */
+struct nic_faults {
+	uint64_t seed;
+	struct emu_fault_sel drop, delay;
+	uint64_t delay_ns;
+	uint64_t ack_timeout_ns; /* 0: each QP's own */
+	uint64_t cq_overrun; /* the Nth CQE of each CQ overruns it */
+	bool port_down; /* every packet in or out is lost meanwhile */
+	/* what happened, for `mlx5emu stat` */
+	uint64_t lost, delayed; /* packets */
+	uint64_t timeouts; /* local ACK timeouts: WQEs sent again */
+	uint64_t retry_exc; /* WQEs failed with RETRY_EXC_ERR after them */
+};
+
 struct nic_dev {
 	const struct nic_dev_ops *ops;
+	struct nic_faults *faults; /* NULL: no fault injection */
 	uint16_t lid;
 	unsigned int mr_gen; /* bumped on every deregistration */
 	uint64_t ud[NIC_UD_FATES]; /* datagrams that arrived here, by fate */
@@ -219,6 +244,7 @@ struct nic_cq {
 	 * takes no CQE.
 	 */
 	bool overrun;
+	uint64_t fault_cqes; /* CQEs seen by fault injection */
 };
 
 /*
@@ -271,6 +297,15 @@ struct nic_qp {
 	uint8_t rnr_retry; /* 7: forever */
 	uint8_t rnr_count; /* RNR NAKs for the oldest WQE */
 	uint64_t hold_until; /* RNR timer: send nothing before, 0: none */
+	uint64_t ack_due; /* local ACK timer of the oldest, 0: not running */
+	uint8_t ack_retries; /* timeouts of the oldest WQE so far */
+	uint64_t fault_seq; /* packets this QP sent (fault injection) */
+	/* the results of the last atomics, for duplicates */
+	struct nic_atomic_result {
+		uint32_t psn;
+		bool valid;
+		uint64_t old;
+	} atomics[NIC_WINDOW];
 	uint32_t fl_head, fl_tail;
 	uint32_t fl_bytes;
 	struct nic_flight {
@@ -440,6 +475,29 @@ void nic_qp_error(struct nic_qp *qp);
 unsigned int nic_qp_flush(struct nic_qp *qp);
 /* RESET: the rings are zeroed by libmlx5, so are our counters. */
 void nic_qp_reset(struct nic_qp *qp);
+
+/* ---- fault.c ------------------------------------------------------ */
+
+enum nic_fault_verdict {
+	NIC_FAULT_PASS,
+	NIC_FAULT_LOST,
+	NIC_FAULT_DELAYED, /* qp->hold_until is set */
+};
+
+/* the fate of the next request qp sends */
+enum nic_fault_verdict nic_fault_request(struct nic_dev *dev,
+					 struct nic_qp *qp);
+/* whether the next answer qp's responder gives (or a request that
+ * arrives while the port is down) is lost */
+bool nic_fault_answer_lost(struct nic_dev *dev, struct nic_qp *qp);
+/* whether seq (0-based) of the QP numbered qpn is hit by sel */
+bool nic_fault_hits(const struct emu_fault_sel *sel, uint64_t seed,
+		    uint32_t qpn, uint64_t seq);
+/* the CQE about to be written overruns cq (it is in error now) */
+bool nic_fault_cq_overrun(struct nic_dev *dev, struct nic_cq *cq);
+/* the local ACK timeout of qp in ns; 0: infinite */
+uint64_t nic_ack_timeout_ns(const struct nic_qp *qp);
+uint64_t nic_now_ns(void);
 
 /* ---- completer.c -------------------------------------------------- */
 

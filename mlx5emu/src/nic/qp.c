@@ -4,6 +4,8 @@
  * flushing what is posted, and RESET. The control path drives them
  * through modify_qp; the requester and responder enter ERR on their own.
  */
+#include <string.h>
+
 #include "nic.h"
 
 void nic_qp_error(struct nic_qp *qp)
@@ -81,5 +83,8 @@ void nic_qp_reset(struct nic_qp *qp)
 	qp->retry_until = 0;
 	qp->rnr_count = 0;
 	qp->hold_until = 0;
+	qp->ack_due = 0;
+	qp->ack_retries = 0;
+	memset(qp->atomics, 0, sizeof(qp->atomics));
 	qp->epoch++;
 }

@@ -17,17 +17,7 @@
  * when unsignaled, the QP enters ERR (qp.c), and everything posted after
  * it (send and receive) completes with WR_FLUSH_ERR.
  */
-#include <time.h>
-
 #include "nic.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static uint8_t ack_syndrome(enum nic_ack ack)
 {
@@ -134,6 +124,19 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		pkt.src = iov;
 		pkt.nsrc = w->nsge;
 	}
+	if (nic_unlikely(qp->dev->faults)) {
+		switch (nic_fault_request(qp->dev, qp)) {
+		case NIC_FAULT_DELAYED:
+			return NIC_STALL; /* sent again after hold_until */
+		case NIC_FAULT_LOST:
+			qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
+			/* RC waits for an answer that never comes */
+			return nic_qp_transport(qp)->reliable ? NIC_PENDING :
+								NIC_ACK;
+		case NIC_FAULT_PASS:
+			break;
+		}
+	}
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
 	/* unreliable: gone is done, whatever became of it; a full link
@@ -149,6 +152,14 @@ static bool window_full(const struct nic_qp *qp, uint32_t len)
 	return n == NIC_WINDOW || (n && qp->fl_bytes + len > NIC_WINDOW_BYTES);
 }
 
+/* the newest WQE in flight was answered with a NAK */
+static bool window_naked(const struct nic_qp *qp)
+{
+	uint8_t ack = qp->fl[(qp->fl_tail - 1) % NIC_WINDOW].ack;
+
+	return ack != NIC_ACK && ack != NIC_PENDING;
+}
+
 /* Transmit posted WQEs; returns how many are left waiting for answers. */
 static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 				 unsigned int budget)
@@ -157,10 +168,17 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 	struct nic_wqe w;
 
 	if (qp->hold_until) {
-		if (now_ns() < qp->hold_until)
+		if (nic_now_ns() < qp->hold_until)
 			return 0;
 		qp->hold_until = 0;
 	}
+	/*
+	 * Under fault injection nothing follows a NAK until the requester
+	 * went back, so a run sends the same packets whatever the timing.
+	 */
+	if (nic_unlikely(qp->dev->faults) && qp->fl_tail != qp->fl_head &&
+	    window_naked(qp))
+		return 0;
 
 	while (qp->sq_sent != pi && sent < budget) {
 		uint16_t avail = pi - qp->sq_sent;
@@ -214,15 +232,61 @@ static bool retry_expired(struct nic_qp *qp)
 
 	if (!qp->timeout)
 		return false;
-	now = now_ns();
+	now = nic_now_ns();
 	if (!qp->retry_until) {
-		unsigned int shift = qp->timeout < 31 ? qp->timeout : 31;
-
 		qp->retry_until =
-			now + (((qp->retry_cnt + 1ull) * 4096) << shift);
+			now + (qp->retry_cnt + 1ull) * nic_ack_timeout_ns(qp);
 		return false;
 	}
 	return now >= qp->retry_until;
+}
+
+/*
+ * Go back to the oldest WQE and send it and all after it again. The ACK
+ * timer starts again too: an answer (an RNR NAK) came, or it expired.
+ */
+static void req_go_back(struct nic_qp *qp, const struct nic_flight *f)
+{
+	qp->ack_due = 0;
+	qp->sq_sent = f->idx;
+	qp->req_psn = f->psn;
+	qp->fl_tail = qp->fl_head;
+	qp->fl_bytes = 0;
+	qp->epoch++;
+}
+
+/*
+ * The oldest WQE got no answer (packets can be lost only when faults are
+ * injected): after the local ACK timeout send it again, as go-back-N
+ * does, and after retry_cnt retries fail it with RETRY_EXC_ERR. A
+ * sequence NAK (the responder missed a packet) goes back at once and
+ * counts as a retry too. Returns true when it went back.
+ */
+static bool req_ack_timeout(struct nic_qp *qp, struct nic_flight *f)
+{
+	uint64_t tmo = nic_ack_timeout_ns(qp), now;
+
+	if (f->ack == NIC_PENDING) {
+		if (!tmo)
+			return false;
+		now = nic_now_ns();
+		if (!qp->ack_due) {
+			qp->ack_due = now + tmo;
+			return false;
+		}
+		if (now < qp->ack_due)
+			return false;
+	}
+	qp->ack_due = 0;
+	if (++qp->ack_retries > qp->retry_cnt) {
+		f->ack = NIC_NAK_NOQP; /* retries exhausted */
+		qp->dev->faults->retry_exc++;
+		return false;
+	}
+	qp->retries++;
+	qp->dev->faults->timeouts++;
+	req_go_back(qp, f);
+	return true;
 }
 
 /* Retire answered WQEs in order; returns how many. */
@@ -234,8 +298,16 @@ static unsigned int req_complete(struct nic_qp *qp)
 		struct nic_flight *f = &qp->fl[qp->fl_head % NIC_WINDOW];
 		uint8_t err = 0;
 
-		if (f->ack == NIC_PENDING)
-			break;
+		if (f->ack == NIC_PENDING || f->ack == NIC_NAK_SEQ) {
+			/* nothing is lost unless faults are injected */
+			if (!qp->dev->faults) {
+				if (f->ack == NIC_PENDING)
+					break;
+			} else if (req_ack_timeout(qp, f) ||
+				   f->ack == NIC_PENDING) {
+				break;
+			}
+		}
 		if (f->ack == NIC_NAK_RETRY && retry_expired(qp))
 			f->ack = NIC_NAK_NOQP;
 		/* a finite rnr_retry waits the RNR timer between tries */
@@ -243,7 +315,8 @@ static unsigned int req_complete(struct nic_qp *qp)
 			if (++qp->rnr_count > qp->rnr_retry)
 				f->ack = NIC_NAK_RNR_EXC;
 			else
-				qp->hold_until = now_ns() + NIC_RNR_DELAY_NS;
+				qp->hold_until =
+					nic_now_ns() + NIC_RNR_DELAY_NS;
 		}
 		if (f->ack == NIC_NAK_RETRY || f->ack == NIC_NAK_RNR ||
 		    f->ack == NIC_STALL) {
@@ -256,11 +329,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 				qp->retries++;
 			else
 				qp->rnr_waits++;
-			qp->sq_sent = f->idx;
-			qp->req_psn = f->psn;
-			qp->fl_tail = qp->fl_head;
-			qp->fl_bytes = 0;
-			qp->epoch++;
+			req_go_back(qp, f);
 			break;
 		}
 		if (f->ack == NIC_LOCAL_ERR)
@@ -273,6 +342,8 @@ static unsigned int req_complete(struct nic_qp *qp)
 		if (err) {
 			qp->retry_until = 0;
 			qp->rnr_count = 0;
+			qp->ack_due = 0;
+			qp->ack_retries = 0;
 			/* the failing WQE completes even when unsignaled */
 			nic_req_cqe(qp, f->idx, f->opcode, err, 0);
 			qp->sq_ci += f->nbb;
@@ -291,6 +362,8 @@ static unsigned int req_complete(struct nic_qp *qp)
 		qp->sq_ci += f->nbb;
 		qp->retry_until = 0;
 		qp->rnr_count = 0;
+		qp->ack_due = 0;
+		qp->ack_retries = 0;
 		qp->fl_head++;
 		qp->fl_bytes -= f->len;
 		qp->wqes++;

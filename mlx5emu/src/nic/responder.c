@@ -147,6 +147,43 @@ static enum nic_ack resp_scatter(struct nic_qp *qp, const struct resp_wqe *rw,
 	return NIC_ACK;
 }
 
+/* psn comes before expected, within half the PSN space */
+static bool psn_behind(uint32_t psn, uint32_t expected)
+{
+	return ((expected - psn - 1) & NIC_PSN_MASK) < (NIC_PSN_MASK + 1) / 2;
+}
+
+/*
+ * A request executed already, sent again because its answer was lost:
+ * a SEND or WRITE is only acknowledged again, a READ is read again and
+ * an atomic returns the value it returned the first time, as the IBA
+ * wants of a responder.
+ */
+static enum nic_ack resp_duplicate(struct nic_qp *qp,
+				   const struct nic_opcode *op,
+				   const struct nic_pkt *pkt)
+{
+	const struct nic_atomic_result *a;
+	struct nic_iov mem;
+
+	if (!op || !(op->flags & NIC_OPF_READ))
+		return NIC_ACK;
+	if (op->flags & NIC_OPF_ATOMIC) {
+		a = &qp->atomics[pkt->psn % NIC_WINDOW];
+		if (!a->valid || a->psn != pkt->psn)
+			return NIC_NAK_INVAL; /* too old to answer */
+		mem.base = (uint8_t *)&a->old;
+		mem.len = 8;
+	} else {
+		if (nic_mr_remote(qp, pkt->rkey, pkt->raddr, pkt->len,
+				  op->remote_access, &mem.base))
+			return NIC_NAK_ACCESS;
+		mem.len = pkt->len;
+	}
+	nic_iov_copy(pkt->dst, pkt->ndst, &mem, 1, mem.len);
+	return NIC_ACK;
+}
+
 /*
  * Whether this QP takes the packet at all. RC answers what it cannot
  * take; UC and UD drop it, and UD also drops a wrong Q_Key. *fate says
@@ -165,9 +202,17 @@ static enum nic_ack resp_admit(struct nic_qp *qp, const struct nic_opcode *op,
 	*fate = NIC_UD_QP_TYPE;
 	if (pkt->qp_type != qp->type)
 		return rc ? NIC_NAK_INVAL : NIC_DROPPED;
-	/* after an RNR NAK everything up to its retransmission is dropped */
+	/*
+	 * After an RNR NAK everything up to its retransmission is dropped;
+	 * a PSN behind the expected one is a retransmission of something
+	 * done already, whose answer was lost. Only fault injection loses
+	 * answers: without it such a PSN is a peer's mistake (e.g. a QP
+	 * connected to itself with the wrong PSN), and fails.
+	 */
 	if (rc && pkt->psn != qp->resp_psn)
-		return NIC_NAK_SEQ;
+		return qp->dev->faults && psn_behind(pkt->psn, qp->resp_psn) ?
+			       NIC_DUPLICATE :
+			       NIC_NAK_SEQ;
 	if (!op || !(op->flags & (NIC_OPF_PAYLOAD | NIC_OPF_READ)) ||
 	    !(op->transports & (1u << qp->type))) {
 		if (!rc)
@@ -246,6 +291,8 @@ static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
 	int err;
 
 	ack = resp_admit(qp, op, pkt, fate);
+	if (ack == NIC_DUPLICATE)
+		return resp_duplicate(qp, op, pkt);
 	if (ack != NIC_ACK)
 		return ack;
 
@@ -285,6 +332,13 @@ static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
 	} else if (op->flags & NIC_OPF_ATOMIC) {
 		uint64_t old = nic_atomic(pkt, (uint64_t *)mem.base);
 		struct nic_iov res = { (uint8_t *)&old, 8 };
+		struct nic_atomic_result *a =
+			&qp->atomics[pkt->psn % NIC_WINDOW];
+
+		/* kept for a retransmission whose answer was lost */
+		a->psn = pkt->psn;
+		a->valid = true;
+		a->old = old;
 
 		nic_iov_copy(pkt->dst, pkt->ndst, &res, 1, 8);
 	} else if (op->flags & NIC_OPF_READ) {
@@ -315,10 +369,34 @@ static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
 	return NIC_ACK;
 }
 
+/*
+ * Fault injection: a request that arrives while the port is down is not
+ * seen at all, and an RC answer may be lost after the request was
+ * executed (the requester then sends a duplicate).
+ */
+static enum nic_ack resp_faulty(struct nic_qp *qp, const struct nic_pkt *pkt)
+{
+	enum nic_ud_fate fate = NIC_UD_QP_TYPE;
+	bool rc = pkt->qp_type == NIC_QPT_RC;
+	enum nic_ack ack;
+
+	if (qp->dev->faults->port_down) {
+		qp->dev->faults->lost++;
+		return rc ? NIC_PENDING : NIC_DROPPED;
+	}
+	ack = resp_ud_fate(qp, pkt, resp_execute(qp, pkt, &fate), fate);
+	if (rc && nic_fault_answer_lost(qp->dev, qp))
+		return NIC_PENDING;
+	return ack;
+}
+
 enum nic_ack nic_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 {
 	enum nic_ud_fate fate = NIC_UD_QP_TYPE;
-	enum nic_ack ack = resp_execute(qp, pkt, &fate);
+	enum nic_ack ack;
 
+	if (nic_unlikely(qp->dev->faults))
+		return resp_faulty(qp, pkt);
+	ack = resp_execute(qp, pkt, &fate);
 	return resp_ud_fate(qp, pkt, ack, fate);
 }

@@ -84,8 +84,10 @@ static unsigned int nic_pass(void)
 		work += nic_cq_poll_arm(c->dev, &c->nc);
 	}
 	/* peers' requests: every pass when idle, now and then when busy */
-	if (!work || !(++nic.passes & 15))
+	if (!work || !(++nic.passes & 15)) {
+		nic_fault_tick();
 		work += fabric_serve();
+	}
 	return work;
 }
 
@@ -247,6 +249,7 @@ int nic_start(void)
 	read_settings();
 	for (i = 0; i < EMU_MAX_DEVICES; i++) {
 		nic.dev[i].ops = &nic_emu_ops;
+		nic.dev[i].faults = nic_fault_setup();
 		nic.dev[i].lid = emu_devices[i].port[0].lid;
 	}
 	ret = fabric_init();
