@@ -515,10 +515,18 @@ static void drop_in(int i)
 
 /* ---- the requester side: our requests and their answers ---- */
 
+/*
+ * Only a silent peer (stopped, hung) is left alone for FAB_DEAD_MS: one
+ * that closed its end has exited, and the next process to take its slot
+ * (a server's next forked child, say) must be reachable at once.
+ */
 static void peer_drop(int slot)
 {
-	conn_close(&fabric.out[slot]);
-	fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
+	struct fabric_conn *c = &fabric.out[slot];
+
+	if (c->stuck_since && fabric_clock() - c->stuck_since > FAB_WAIT_MS)
+		fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
+	conn_close(c);
 	/* the kernel would time out: everything in flight fails */
 	nic_peer_lost(slot);
 }
