@@ -345,6 +345,34 @@ static void adopt_alloc_wc(struct emu_context *ctx, const struct vma *v,
 }
 
 /*
+ * Mappings made behind our back (UCX's memory hooks call the mmap system
+ * call themselves) get their doorbell traps here; our own aliases do not.
+ */
+static void trap_vmas(struct emu_context *ctx, const struct vma *v, size_t n)
+{
+	struct emu_list *pos, *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool alias = false;
+
+		emu_list_for_each_safe(pos, tmp, &ctx->uar_pages)
+		{
+			uintptr_t a = (uintptr_t)container_of(
+					      pos, struct emu_uar_page, node)
+					      ->alias;
+
+			alias |= a >= v[i].start && a < v[i].end;
+		}
+		if (!alias)
+			nic_trap_add(
+				(void *)v[i].start, v[i].end - v[i].start,
+				emu_device_writes_into(v[i].start,
+						       v[i].end - v[i].start));
+	}
+}
+
+/*
  * Bring the pages in line with what the process really maps: mmap and
  * munmap may reach the kernel without passing through us. Called with
  * ctx->lock held.
@@ -365,6 +393,7 @@ void emu_uar_sync_locked(struct emu_context *ctx)
 		pg->app_maps = count_maps(v, n, pg);
 		emu_uar_page_put(pg);
 	}
+	trap_vmas(ctx, v, n);
 	free(v);
 	emu_stat_changed();
 }
@@ -385,9 +414,6 @@ void emu_uar_check_mapped(struct emu_context *ctx, struct emu_uar_page *pg)
 	if (pg->app_maps || ctx->maps_unseen)
 		return;
 	emu_uar_sync_locked(ctx);
-	if (pg->app_maps) {
+	if (pg->app_maps)
 		ctx->maps_unseen = true;
-		/* no trap on a mapping we did not see made */
-		nic_trap_unseen_map();
-	}
 }

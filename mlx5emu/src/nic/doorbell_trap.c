@@ -27,6 +27,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -41,6 +42,11 @@
 #endif
 
 #define NIC_TRAP_MAX 64 /* protecting a page costs a TLB shootdown */
+/*
+ * Pages rung in a stream stay writable, their doorbells polled, this long
+ * (nic_trap_stream()).
+ */
+#define NIC_TRAP_HOT_NS 100000000
 
 enum trap_state {
 	TRAP_OPEN, /* writable since the thread last slept */
@@ -52,6 +58,7 @@ struct trap_range {
 	uintptr_t addr;
 	size_t len;
 	enum trap_state state;
+	uint64_t hot_until; /* polled, not protected, until then */
 };
 
 static struct {
@@ -60,8 +67,17 @@ static struct {
 	bool partial; /* a mapping was left out: some doorbells are polled */
 	int fd; /* -1: doorbells are polled */
 	unsigned int n, armed;
+	unsigned int hot; /* ranges polled for now, as of the last arm */
 	struct trap_range r[NIC_TRAP_MAX];
 } trap = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+static uint64_t trap_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 static int trap_open(void)
 {
@@ -130,10 +146,17 @@ void nic_trap_add(void *addr, size_t len, bool nic_writes)
 		.range = { .start = (uintptr_t)addr, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_WP,
 	};
+	unsigned int i;
 
 	pthread_mutex_lock(&trap.lock);
 	if (!trap.tried)
 		trap_start();
+	/* a mapping found again by a later look (uar_map.c) */
+	for (i = 0; i < trap.n; i++)
+		if (trap.r[i].addr == (uintptr_t)addr) {
+			pthread_mutex_unlock(&trap.lock);
+			return;
+		}
 	if (trap.fd >= 0 && trap.n < NIC_TRAP_MAX && !nic_writes &&
 	    !ioctl(trap.fd, UFFDIO_REGISTER, &reg))
 		trap.r[trap.n++] = (struct trap_range){
@@ -143,13 +166,6 @@ void nic_trap_add(void *addr, size_t len, bool nic_writes)
 		};
 	else
 		trap.partial = true;
-	pthread_mutex_unlock(&trap.lock);
-}
-
-void nic_trap_unseen_map(void)
-{
-	pthread_mutex_lock(&trap.lock);
-	trap.partial = true;
 	pthread_mutex_unlock(&trap.lock);
 }
 
@@ -191,22 +207,33 @@ void nic_trap_remove(void *addr, size_t len)
 bool nic_trap_arm(void)
 {
 	bool armed = false;
-	unsigned int i;
+	unsigned int i, hot = 0;
+	uint64_t now;
 
 	if (trap.fd < 0)
 		return false;
+	now = trap_now();
 	pthread_mutex_lock(&trap.lock);
 	for (i = 0; i < trap.n; i++) {
 		struct trap_range *r = &trap.r[i];
 
-		if (r->state == TRAP_OPEN) {
+		if (r->hot_until > now) {
+			hot++;
+		} else if (r->state == TRAP_OPEN) {
 			r->state = TRAP_COOL;
-		} else if (r->state == TRAP_COOL && !protect(r, true)) {
+		} else if (r->state != TRAP_COOL) {
+			continue;
+		} else if (!protect(r, true)) {
 			r->state = TRAP_ARMED;
 			trap.armed++;
 			armed = true;
+		} else {
+			/* unmapped behind our back: the kernel forgot it */
+			*r = trap.r[--trap.n];
+			i--; /* look at the one moved here */
 		}
 	}
+	trap.hot = hot;
 	pthread_mutex_unlock(&trap.lock);
 	return armed;
 }
@@ -222,10 +249,37 @@ bool nic_trap_all_armed(void)
 	       __atomic_load_n(&trap.armed, __ATOMIC_RELAXED) == trap.n;
 }
 
+/*
+ * The application refilled its queue while its pages cooled: it posts in
+ * a stream (post, poll CQEs, post again), and a fault and a cooling sleep
+ * per burst cost ib_write_mt three quarters of its rate. In a round trip
+ * it waits for its peer instead. Leave every page to polling for a while.
+ */
+void nic_trap_stream(void)
+{
+	uint64_t until = trap_now() + NIC_TRAP_HOT_NS;
+	unsigned int i;
+
+	pthread_mutex_lock(&trap.lock);
+	for (i = 0; i < trap.n; i++) {
+		struct trap_range *r = &trap.r[i];
+
+		/* its other threads ring pages of their own */
+		if (r->state == TRAP_ARMED) {
+			protect(r, false);
+			trap.armed--;
+		}
+		r->state = TRAP_OPEN;
+		r->hot_until = until;
+	}
+	trap.hot = trap.n;
+	pthread_mutex_unlock(&trap.lock);
+}
+
 /* Does every doorbell page have a trap, armed or cooling? */
 bool nic_trap_covers_all(void)
 {
-	return trap.fd >= 0 && !trap.partial && trap.n;
+	return trap.fd >= 0 && !trap.partial && trap.n && !trap.hot;
 }
 
 /* the range a fault at addr hit, or NULL; trap.lock held */
@@ -302,5 +356,5 @@ void nic_trap_forked(void)
 	trap.lock = lock;
 	trap.fd = -1;
 	trap.tried = trap.partial = false;
-	trap.n = trap.armed = 0;
+	trap.n = trap.armed = trap.hot = 0;
 }

@@ -77,6 +77,7 @@ bool nic_trap_arm(void);
 bool nic_trap_service(void);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);
+void nic_trap_stream(void);
 int nic_trap_fd(void);
 void nic_trap_forked(void);
 /* the thread has something new to look at; nic.lock held */

@@ -46,6 +46,11 @@
  * us, 200 us 87-137 us.
  */
 #define NIC_TRAP_COOL_US 50
+/*
+ * WQEs found after a cooling sleep that make the application a stream:
+ * it refilled its queue meanwhile, where a round trip posts one or two.
+ */
+#define NIC_TRAP_STREAM_WQES 4
 
 struct nic_engine nic = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -62,7 +67,7 @@ static struct {
 	struct timespec stat_time;
 } run;
 
-static unsigned int nic_pass(void)
+static unsigned int nic_pass(unsigned int *sq_work)
 {
 	unsigned int work = 0;
 	struct emu_list *pos, *tmp;
@@ -75,6 +80,7 @@ static unsigned int nic_pass(void)
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
 	}
+	*sq_work = work;
 	fabric_flush();
 	/*
 	 * A store that faulted on a protected page waits for this; the
@@ -141,6 +147,8 @@ static void nic_sleep(unsigned int us)
 static void *nic_thread(void *arg)
 {
 	unsigned int idle = 0, sleep_us = 1, kicks = 0, slept_us = 0;
+	unsigned int work, sq_work;
+	bool cooled = false; /* the last sleep let rung pages cool */
 
 	(void)arg;
 	/* the back-off relies on short sleeps being short */
@@ -151,7 +159,12 @@ static void *nic_thread(void *arg)
 		if (!(nic.passes & 4095))
 			stat_refresh();
 		nic_pace_account();
-		if (nic_pass()) {
+		work = nic_pass(&sq_work);
+		/* WQEs posted while the pages cooled: a stream */
+		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES)
+			nic_trap_stream();
+		cooled = false;
+		if (work) {
 			idle = slept_us = 0;
 			sleep_us = 1;
 			continue;
@@ -191,6 +204,7 @@ static void *nic_thread(void *arg)
 			 * peer's answer comes, as it does in a round trip.
 			 */
 			nic_sleep(NIC_TRAP_COOL_US);
+			cooled = true;
 			continue;
 		}
 		nic_sleep(sleep_us);
