@@ -55,6 +55,7 @@ const char *nic_pace_class(void);
 /* the application mapped, or unmaps, a UAR page (nic/doorbell_trap.c) */
 void nic_trap_add(void *addr, size_t len, bool nic_writes);
 void nic_trap_remove(void *addr, size_t len);
+bool nic_trap_has(void *addr);
 /* "trapped" or "polled": how the NIC learns of doorbells */
 const char *nic_trap_mode(void);
 

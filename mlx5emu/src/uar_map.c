@@ -364,7 +364,8 @@ static void trap_vmas(struct emu_context *ctx, const struct vma *v, size_t n)
 
 			alias |= a >= v[i].start && a < v[i].end;
 		}
-		if (!alias)
+		/* found again at every command: look up MRs only once */
+		if (!alias && !nic_trap_has((void *)v[i].start))
 			nic_trap_add(
 				(void *)v[i].start, v[i].end - v[i].start,
 				emu_device_writes_into(v[i].start,

@@ -134,6 +134,27 @@ static int protect(struct trap_range *r, bool on)
 	return ioctl(trap.fd, UFFDIO_WRITEPROTECT, &wp) ? -errno : 0;
 }
 
+/* make an armed page writable; trap.lock held */
+static void lift(struct trap_range *r)
+{
+	protect(r, false);
+	r->state = TRAP_OPEN;
+	trap.armed--;
+}
+
+/* is the mapping at addr trapped already? */
+bool nic_trap_has(void *addr)
+{
+	bool has = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&trap.lock);
+	for (i = 0; i < trap.n && !has; i++)
+		has = trap.r[i].addr == (uintptr_t)addr;
+	pthread_mutex_unlock(&trap.lock);
+	return has;
+}
+
 /*
  * The application mapped a UAR page at addr. nic_writes: a buffer the NIC
  * writes into (an MR or CQ ring the application unmapped while it was
@@ -146,17 +167,10 @@ void nic_trap_add(void *addr, size_t len, bool nic_writes)
 		.range = { .start = (uintptr_t)addr, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_WP,
 	};
-	unsigned int i;
 
 	pthread_mutex_lock(&trap.lock);
 	if (!trap.tried)
 		trap_start();
-	/* a mapping found again by a later look (uar_map.c) */
-	for (i = 0; i < trap.n; i++)
-		if (trap.r[i].addr == (uintptr_t)addr) {
-			pthread_mutex_unlock(&trap.lock);
-			return;
-		}
 	if (trap.fd >= 0 && trap.n < NIC_TRAP_MAX && !nic_writes &&
 	    !ioctl(trap.fd, UFFDIO_REGISTER, &reg))
 		trap.r[trap.n++] = (struct trap_range){
@@ -188,10 +202,8 @@ void nic_trap_remove(void *addr, size_t len)
 			i++;
 			continue;
 		}
-		if (r->state == TRAP_ARMED) {
-			protect(r, false);
-			trap.armed--;
-		}
+		if (r->state == TRAP_ARMED)
+			lift(r);
 		/* fails harmlessly when munmap() unregistered it already */
 		ioctl(trap.fd, UFFDIO_UNREGISTER, &range);
 		*r = trap.r[--trap.n];
@@ -265,10 +277,8 @@ void nic_trap_stream(void)
 		struct trap_range *r = &trap.r[i];
 
 		/* its other threads ring pages of their own */
-		if (r->state == TRAP_ARMED) {
-			protect(r, false);
-			trap.armed--;
-		}
+		if (r->state == TRAP_ARMED)
+			lift(r);
 		r->state = TRAP_OPEN;
 		r->hot_until = until;
 	}
@@ -295,16 +305,15 @@ static struct trap_range *range_of(uintptr_t addr)
 }
 
 /*
- * Lift the protection of every page whose doorbell faulted. Called before
- * each pass; true if a doorbell rang.
+ * Lift the protection of every page whose doorbell faulted. Called on
+ * every pass, once its frames are out.
  */
-bool nic_trap_service(void)
+void nic_trap_service(void)
 {
 	struct uffd_msg msg;
-	bool rang = false;
 
 	if (!__atomic_load_n(&trap.armed, __ATOMIC_RELAXED))
-		return false;
+		return;
 	pthread_mutex_lock(&trap.lock);
 	while (read(trap.fd, &msg, sizeof(msg)) == sizeof(msg)) {
 		uintptr_t addr = msg.arg.pagefault.address;
@@ -312,12 +321,9 @@ bool nic_trap_service(void)
 
 		if (msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
-		rang = true;
 		r = range_of(addr);
 		if (r && r->state == TRAP_ARMED) {
-			protect(r, false);
-			r->state = TRAP_OPEN;
-			trap.armed--;
+			lift(r);
 		} else {
 			/* lifted already (removed, or a second fault) */
 			uintptr_t ps = sysconf(_SC_PAGESIZE);
@@ -327,7 +333,6 @@ bool nic_trap_service(void)
 		}
 	}
 	pthread_mutex_unlock(&trap.lock);
-	return rang;
 }
 
 /* what the sleeping thread polls besides the fabric, or -1 */

@@ -74,7 +74,7 @@ static inline struct emu_device *to_emu_device(struct nic_dev *ndev)
 int nic_start(void);
 /* doorbells that wake the thread (doorbell_trap.c) */
 bool nic_trap_arm(void);
-bool nic_trap_service(void);
+void nic_trap_service(void);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);
 void nic_trap_stream(void);
