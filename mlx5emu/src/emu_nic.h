@@ -59,6 +59,9 @@ bool nic_trap_has(void *addr);
 /* "trapped" or "polled": how the NIC learns of doorbells */
 const char *nic_trap_mode(void);
 
+/* rdma_cm -> NIC: the fabric traffic before a CM message goes first */
+void nic_settle(void);
+
 /* control path -> fabric (fabric/fabric.c) */
 /* QPNs unique per emulated device across processes */
 uint32_t fabric_qpn_base(void);

@@ -33,11 +33,13 @@ static int send_msg(struct ucma_id *id, uint32_t type, uint32_t status,
 	m.pdata_len = len;
 	if (len)
 		memcpy(m.pdata, pdata, len);
+	nic_settle();
 	return cm_tr_send(id->conn_fd, &m);
 }
 
 static void finish(struct ucma_id *id)
 {
+	nic_settle(); /* the peer sees the close as a message */
 	id->state = CM_DONE;
 	cm_tr_close(id->conn_fd);
 	id->conn_fd = -1;

@@ -163,6 +163,16 @@ static void serve(struct pollfd *pfd, struct watch *w, int n)
 
 #define SERVICE_MAX_FDS 1024
 
+static bool peer_spoke(const struct pollfd *pfd, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (pfd[i].revents)
+			return true;
+	return false;
+}
+
 /* static: a fork() child, which has no such thread, holds no lost block */
 static struct pollfd service_fds[SERVICE_MAX_FDS];
 static struct watch service_watch[SERVICE_MAX_FDS];
@@ -183,6 +193,9 @@ static void *service(void *arg)
 		if ((service_fds[0].revents & POLLIN) &&
 		    emu_libc.read(wake_fd, &count, sizeof(count)) < 0)
 			count = 0;
+		/* a peer's message comes after its fabric traffic */
+		if (peer_spoke(service_fds, n))
+			nic_settle();
 		pthread_mutex_lock(&ucma_lock);
 		serve(service_fds, service_watch, n);
 		fire_timers();

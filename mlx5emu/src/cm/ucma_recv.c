@@ -71,6 +71,7 @@ static void got_dreq(struct ucma_id *id)
 
 	memset(&m, 0, sizeof(m));
 	m.type = CM_MSG_DREP;
+	nic_settle();
 	cm_tr_send(id->conn_fd, &m);
 	disconnected(id);
 }

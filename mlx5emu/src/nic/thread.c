@@ -31,6 +31,7 @@
 #define NIC_BUDGET 64 /* WQEs per QP per pass, for fairness */
 #define NIC_SPIN_PASSES 256 /* idle passes before the first sleep */
 #define NIC_DRAIN_PASSES 64 /* at most, for a QP being destroyed */
+#define NIC_SETTLE_ROUNDS 64 /* at most, of fabric input before a CM event */
 /*
  * Idle sleeps stop growing at NIC_WARM_SLEEP_US until the thread has slept
  * NIC_WARM_US in a row: traffic that pauses briefly is picked up quickly.
@@ -320,6 +321,29 @@ void nic_drain_sq(struct emu_nic_qp *q)
 		if (!nic_sq_process(&q->nq, UINT_MAX))
 			break;
 	fabric_flush();
+}
+
+/*
+ * A CM message and the fabric traffic sent before it travel on different
+ * sockets, where a wire would carry them in order. A peer that
+ * disconnects as soon as it received our SEND sends its DREQ right behind
+ * the SEND's acknowledgement; told DISCONNECTED before we read that
+ * acknowledgement, the consumer closes the QP and the SEND is flushed or
+ * lost although it arrived (libfabric's ofi_rxm at teardown). So the CM
+ * settles the fabric before a message leaves and after one arrives: what
+ * peers sent is served, and what we owe them is written out. Called
+ * without the NIC lock.
+ */
+void nic_settle(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&nic.lock);
+	fabric_flush();
+	for (i = 0; i < NIC_SETTLE_ROUNDS && fabric_serve(); i++)
+		;
+	fabric_flush();
+	pthread_mutex_unlock(&nic.lock);
 }
 
 void nic_kick(void)
