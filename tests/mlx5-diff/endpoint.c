@@ -118,8 +118,13 @@ static int create_qp(struct ep_device *d, struct ep_pair *p, struct ep_side *s)
 			 .max_inline_data = EP_MAX_INLINE },
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = p->qp_pd,
+		.sq_sig_all = p->cfg.narrow,
 	};
 
+	if (p->cfg.narrow) {
+		attr.cap.max_send_sge = 1;
+		attr.cap.max_inline_data = 0;
+	}
 	if (p->cfg.wr_api) {
 		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		attr.send_ops_flags = send_ops(p->cfg.type);

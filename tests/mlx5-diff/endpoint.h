@@ -56,6 +56,8 @@ struct ep_config {
 	bool td; /* QPs and CQs of a thread domain (parent domain) */
 	bool wr_api; /* posts through ibv_wr_*, not ibv_post_send */
 	bool cq_ex; /* CQs from ibv_create_cq_ex (always with a TD) */
+	/* one SGE, no inline data, every WR signaled (sq_sig_all) */
+	bool narrow;
 };
 
 struct ep_pair {

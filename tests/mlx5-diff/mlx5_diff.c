@@ -123,6 +123,9 @@ static void build_wrs(struct diff *d, const struct shape *s, unsigned long n)
 
 			sge->lkey = d->dev.mr->lkey;
 			sge->length = 1 + (n * 7 + k * 5 + i * 13) % 31;
+			/* of three SGEs the middle one is empty: no segment */
+			if (nsge == 3 && i == 1)
+				sge->length = 0;
 			sge->addr = (uintptr_t)at(d, EP_SRC_OFF + src + i * 32);
 			if (s->op == IBV_WR_RDMA_READ || is_atomic(s->op))
 				sge->addr = (uintptr_t)at(
@@ -430,7 +433,8 @@ static void run_shape(struct diff *d, const struct shape *s)
 	taken = post(d, s->list);
 	for (k = 0; k < taken; k++) {
 		d->sent++;
-		d->signaled += !!(s->flags & IBV_SEND_SIGNALED);
+		d->signaled +=
+			(s->flags & IBV_SEND_SIGNALED) || d->p->cfg.narrow;
 		d->received += consumes_recv(s->op);
 	}
 }
@@ -444,7 +448,7 @@ static const unsigned int flag_sets[] = {
 };
 #define NFLAG_SETS ARRAY_SIZE(flag_sets)
 
-static const unsigned int sge_counts[] = { 0, 1, 2, EP_MAX_SGE };
+static const unsigned int sge_counts[] = { 0, 1, 2, 3, EP_MAX_SGE };
 #define NSGE_COUNTS ARRAY_SIZE(sge_counts)
 
 static const enum ibv_wr_opcode rc_ops[] = {
@@ -598,8 +602,8 @@ static void run_config(struct diff *d, const struct ep_config *cfg)
 {
 	struct ep_pair p;
 
-	fprintf(d->out, "config type %d td %d wr_api %d cq_ex %d\n", cfg->type,
-		cfg->td, cfg->wr_api, cfg->cq_ex);
+	fprintf(d->out, "config type %d td %d wr_api %d cq_ex %d narrow %d\n",
+		cfg->type, cfg->td, cfg->wr_api, cfg->cq_ex, cfg->narrow);
 	d->p = &p;
 	d->sent = d->signaled = d->received = d->recv_posted = 0;
 	if (ep_pair_open(&d->dev, &p, cfg)) {
@@ -617,12 +621,28 @@ static void run_config(struct diff *d, const struct ep_config *cfg)
 	d->p = NULL;
 }
 
-int main(int argc, char **argv)
+/* every QP type, with and without a TD, both APIs, wide and narrow QPs */
+static void run_all(struct diff *d)
 {
 	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC,
 						  IBV_QPT_UD };
+	unsigned int i;
+
+	for (i = 0; i < 8 * ARRAY_SIZE(types); i++) {
+		struct ep_config cfg = { .type = types[i / 8],
+					 .td = i & 4,
+					 .wr_api = i & 2,
+					 .narrow = i & 1 };
+
+		/* a TD's CQs come from ibv_create_cq_ex (its parent domain) */
+		cfg.cq_ex = cfg.td || cfg.wr_api;
+		run_config(d, &cfg);
+	}
+}
+
+int main(int argc, char **argv)
+{
 	struct diff *d = calloc(1, sizeof(*d));
-	unsigned int t, td, api;
 	int ret;
 
 	if (!d || argc > 2) {
@@ -640,15 +660,7 @@ int main(int argc, char **argv)
 	if (ep_device_open(&d->dev)) {
 		fail(d, "cannot open the device");
 	} else {
-		for (t = 0; t < 3; t++)
-			for (td = 0; td < 2; td++)
-				for (api = 0; api < 2; api++) {
-					struct ep_config cfg = { types[t], td,
-								 api,
-								 td || api };
-
-					run_config(d, &cfg);
-				}
+		run_all(d);
 	}
 	ep_device_close(&d->dev);
 	fprintf(d->out, "shapes %lu posts %lu completions %lu failures %lu\n",
