@@ -37,6 +37,7 @@
 #define DRAIN_AT (EP_SQ_DEPTH / 2) /* WRs between drains */
 #define POLL_BATCH 16
 #define CQE_WAIT_SEC 20
+#define WRAP_TIMES 3
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum poll_mode { POLL_ONE, POLL_BATCH16, POLL_EX, NPOLL_MODES };
@@ -497,21 +498,61 @@ static void run_opcode(struct diff *d, enum ibv_wr_opcode op)
 		}
 }
 
+/* the opcodes the QP type allows */
+static const enum ibv_wr_opcode *type_ops(struct diff *d, unsigned int *nops)
+{
+	switch (d->p->cfg.type) {
+	case IBV_QPT_UC:
+		*nops = ARRAY_SIZE(uc_ops);
+		return uc_ops;
+	case IBV_QPT_UD:
+		*nops = ARRAY_SIZE(ud_ops);
+		return ud_ops;
+	default:
+		*nops = ARRAY_SIZE(rc_ops);
+		return rc_ops;
+	}
+}
+
 /* every opcode the QP type allows */
 static void run_matrix(struct diff *d)
 {
-	const enum ibv_wr_opcode *ops = rc_ops;
-	unsigned int nops = ARRAY_SIZE(rc_ops), o;
+	unsigned int nops, o;
+	const enum ibv_wr_opcode *ops = type_ops(d, &nops);
 
-	if (d->p->cfg.type == IBV_QPT_UC) {
-		ops = uc_ops;
-		nops = ARRAY_SIZE(uc_ops);
-	} else if (d->p->cfg.type == IBV_QPT_UD) {
-		ops = ud_ops;
-		nops = ARRAY_SIZE(ud_ops);
-	}
 	for (o = 0; o < nops; o++)
 		run_opcode(d, ops[o]);
+	drain(d);
+}
+
+/*
+ * Around the SQ WRAP_TIMES times with WQEs of one to three basic blocks,
+ * so that WQEs, and inline data and SGEs inside them, wrap at its end.
+ */
+static void run_wrap(struct diff *d)
+{
+	const struct capture_qp *c = &d->p->req.cap;
+	uint32_t target = WRAP_TIMES * c->dv.sq.wqe_cnt, done = 0, i;
+	unsigned int nops;
+	const enum ibv_wr_opcode *ops = type_ops(d, &nops);
+
+	fprintf(d->out, "wrap sq wqe_cnt %u\n", c->dv.sq.wqe_cnt);
+	for (i = 0; done < target && i < 4 * target; i++) {
+		enum ibv_wr_opcode op = ops[i % nops];
+		bool wide = !d->p->cfg.narrow;
+		bool data = !is_atomic(op) && op != IBV_WR_RDMA_READ;
+		struct shape s = { op,
+				   wide ? 1 + (i / nops) % EP_MAX_SGE : 1,
+				   wide && data && (i / 3) % 2,
+				   i % 3 ? 0 : IBV_SEND_SIGNALED,
+				   i % 11 ? 1 : 3,
+				   0,
+				   -1 };
+		uint16_t before = c->sq_pi;
+
+		run_shape(d, &s);
+		done += (uint16_t)(c->sq_pi - before);
+	}
 	drain(d);
 }
 
@@ -613,6 +654,7 @@ static void run_config(struct diff *d, const struct ep_config *cfg)
 	}
 	post_recvs(d);
 	run_matrix(d);
+	run_wrap(d);
 	run_refusals(d);
 	run_errors(d);
 	run_full_sq(d);
