@@ -227,7 +227,11 @@ int ep_pair_open(struct ep_device *d, struct ep_pair *p,
 		struct ibv_td_init_attr td_attr = {};
 		struct ibv_parent_domain_init_attr pd_attr = { .pd = d->pd };
 
-		/* comp_mask 0: what 65.0 and the series both accept */
+		/* comp_mask 0 unless asked: all that 65.0 accepts */
+		if (d->td_sharing) {
+			td_attr.comp_mask = IBV_TD_INIT_ATTR_SHARING;
+			td_attr.sharing = d->td_sharing;
+		}
 		p->td = ibv_alloc_td(d->ctx, &td_attr);
 		if (!p->td)
 			return -1;

@@ -39,6 +39,8 @@ struct ep_device {
 	uint16_t lid;
 	uint32_t qpn_base; /* the first QPN created: QPNs are printed from it */
 	bool have_qpn_base;
+	/* enum ibv_td_sharing asked of every TD; 0: none (all 65.0 has) */
+	unsigned int td_sharing;
 };
 
 struct ep_side {

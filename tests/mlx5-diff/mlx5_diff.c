@@ -19,6 +19,8 @@
  * completions (remote access error, flushed WRs of a QP in error).
  * Addresses are the same in every run (one region at a fixed address);
  * QPNs are printed relative to the first QP's.
+ * MLX5_DIFF_TD_SHARING=N asks every TD for sharing level N (the series'
+ * ibv_td_init_attr), to compare each level with 65.0's one TD placement.
  * MLX5_DIFF_FLIP=N flips a bit of the Nth send basic block printed, which
  * the comparison must catch.
  */
@@ -663,6 +665,21 @@ static void run_config(struct diff *d, const struct ep_config *cfg)
 	d->p = NULL;
 }
 
+/* MLX5_DIFF_TD_SHARING=N: every TD asks for sharing level N (the series) */
+static int td_sharing_from_env(struct diff *d)
+{
+	const char *s = getenv("MLX5_DIFF_TD_SHARING");
+	char *end;
+
+	if (!s)
+		return 0;
+	d->dev.td_sharing = strtoul(s, &end, 10);
+	if (*s && !*end && d->dev.td_sharing <= IBV_TD_SHARING_REGISTER)
+		return 0;
+	fail(d, "MLX5_DIFF_TD_SHARING takes a level, 0 to 3");
+	return -1;
+}
+
 /* every QP type, with and without a TD, both APIs, wide and narrow QPs */
 static void run_all(struct diff *d)
 {
@@ -699,11 +716,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	capture_flip_from_env();
-	if (ep_device_open(&d->dev)) {
+	if (ep_device_open(&d->dev))
 		fail(d, "cannot open the device");
-	} else {
+	else if (!td_sharing_from_env(d))
 		run_all(d);
-	}
 	ep_device_close(&d->dev);
 	fprintf(d->out, "shapes %lu posts %lu completions %lu failures %lu\n",
 		d->shapes, d->posts, d->completions, d->failures);

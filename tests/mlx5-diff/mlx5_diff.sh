@@ -8,6 +8,9 @@
 #
 #   mlx5_diff.sh PROGRAM PRISTINE_LIBDIR [--flip N]
 #
+# Besides as the application asks, it compares them with
+# MLX5_SINGLE_THREADED=1, and 65.0's TDs with the series' at each sharing
+# level (which the program asks for with MLX5_DIFF_TD_SHARING).
 # --flip N is the self-check: the series' run corrupts one bit of its Nth
 # send basic block, and the script passes only if the comparison catches
 # exactly that line.
@@ -31,50 +34,58 @@ capture() {
 	fi
 }
 
-# compare <label> <env...>: the pristine and the series runs of one setting
-# compared; prints what was compared, returns 1 if they differ
-compare() {
-	local label=$1 shapes posts completions bbs bfs rqs
-	shift
-	capture "pristine$label" LD_LIBRARY_PATH="$pristine" "$@"
-	capture "series$label" ${flip:+MLX5_DIFF_FLIP=$flip} "$@"
-	read -r _ shapes _ posts _ completions _ < <(tail -n 1 "$tmp/series$label")
-	bbs=$(grep -c '^  sq\[' "$tmp/series$label")
-	bfs=$(grep -c '^  bf' "$tmp/series$label")
-	rqs=$(grep -c '^  rq\[' "$tmp/series$label")
-	echo "mlx5-diff$label: $shapes shapes ($posts posts: $bbs send WQE" \
-		"basic blocks, $bfs BlueFlame writes, $rqs receive WQEs)," \
+# check <pristine capture> <series capture>: prints what was compared,
+# leaves the differences in $tmp/<series capture>.diff, returns 1 if any
+check() {
+	local shapes posts completions bbs bfs rqs
+	read -r _ shapes _ posts _ completions _ < <(tail -n 1 "$tmp/$2")
+	bbs=$(grep -c '^  sq\[' "$tmp/$2")
+	bfs=$(grep -c '^  bf' "$tmp/$2")
+	rqs=$(grep -c '^  rq\[' "$tmp/$2")
+	echo "mlx5-diff: $1 vs $2: $shapes shapes ($posts posts: $bbs send" \
+		"WQE basic blocks, $bfs BlueFlame writes, $rqs receive WQEs)," \
 		"$completions completions"
-	diff "$tmp/pristine$label" "$tmp/series$label" >"$tmp/diff$label"
+	diff "$tmp/$1" "$tmp/$2" >"$tmp/$2.diff"
 }
 
+capture pristine LD_LIBRARY_PATH="$pristine"
 if [ -n "$flip" ]; then
-	if compare ""; then
+	capture series MLX5_DIFF_FLIP="$flip"
+	if check pristine series; then
 		echo "mlx5-diff: FAIL: a flipped bit in basic block $flip went unnoticed"
 		exit 1
 	fi
 	# one changed line, a send basic block, nothing else
-	if [ "$(grep -c '^[<>]' "$tmp/diff")" = 2 ] &&
-		[ "$(grep -c '^[<>]   sq\[' "$tmp/diff")" = 2 ]; then
+	if [ "$(grep -c '^[<>]' "$tmp/series.diff")" = 2 ] &&
+		[ "$(grep -c '^[<>]   sq\[' "$tmp/series.diff")" = 2 ]; then
 		echo "mlx5-diff: the flipped bit in basic block $flip was caught:"
-		cat "$tmp/diff"
+		cat "$tmp/series.diff"
 		exit 0
 	fi
 	echo "mlx5-diff: FAIL: the flipped bit gave another difference:"
-	head -n 20 "$tmp/diff"
+	head -n 20 "$tmp/series.diff"
 	exit 1
 fi
 
+# The settings: as the application asks; every QP and CQ lock-free by the
+# environment (MLX5_SINGLE_THREADED), the other way to a single thread;
+# and the series' TDs at each sharing level, against 65.0's one placement.
+capture series
+capture pristine-single-threaded LD_LIBRARY_PATH="$pristine" \
+	MLX5_SINGLE_THREADED=1
+capture series-single-threaded MLX5_SINGLE_THREADED=1
+pairs="pristine:series pristine-single-threaded:series-single-threaded"
+for level in 1 2 3; do
+	capture "series-td-sharing-$level" MLX5_DIFF_TD_SHARING=$level
+	pairs="$pairs pristine:series-td-sharing-$level"
+done
 status=0
-# as the application asks; then every QP and CQ lock-free by the
-# environment (MLX5_SINGLE_THREADED), the other way to a single thread
-for setting in "" "-single-threaded MLX5_SINGLE_THREADED=1"; do
-	read -r label env <<<"$setting"
-	if compare "$label" $env; then
-		echo "mlx5-diff$label: pristine 65.0 and the series identical"
+for pair in $pairs; do
+	if check "${pair%%:*}" "${pair#*:}"; then
+		echo "mlx5-diff: identical"
 	else
-		echo "mlx5-diff$label: FAIL: pristine 65.0 (<) and the series (>) differ; first differences:"
-		head -n 40 "$tmp/diff$label"
+		echo "mlx5-diff: FAIL: they differ (<: 65.0, >: the series); first differences:"
+		head -n 40 "$tmp/${pair#*:}.diff"
 		status=1
 	fi
 done
