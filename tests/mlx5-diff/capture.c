@@ -47,16 +47,31 @@ int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
 	return c->dv.bf.size > BF_MAX_SIZE ? -1 : 0;
 }
 
-static void print_bb(FILE *out, const uint8_t *bb, uint32_t index)
+/*
+ * The WQEs from counter `from` up to `to` of a ring of stride-byte WQEs
+ * (the SQ's basic blocks, or the RQ's WQEs), in ring order. Only send
+ * basic blocks count for MLX5_DIFF_FLIP.
+ */
+static void print_wqes(FILE *out, bool send, const uint8_t *buf,
+		       uint32_t stride, uint32_t count, uint16_t from,
+		       uint16_t to)
 {
 	uint8_t copy[MLX5_SEND_WQE_BB];
+	uint16_t i;
 
-	memcpy(copy, bb, sizeof(copy));
-	if (++bbs_printed == flip_at)
-		copy[5] ^= 1;
-	fprintf(out, "  sq[%u] ", index);
-	print_hex(out, copy, sizeof(copy));
-	fputc('\n', out);
+	for (i = from; i != to; i++) {
+		uint32_t index = i & (count - 1);
+		const uint8_t *wqe = buf + (size_t)index * stride;
+
+		if (send && ++bbs_printed == flip_at) {
+			memcpy(copy, wqe, sizeof(copy));
+			copy[5] ^= 1;
+			wqe = copy;
+		}
+		fprintf(out, "  %s[%u] ", send ? "sq" : "rq", index);
+		print_hex(out, wqe, stride);
+		fputc('\n', out);
+	}
 }
 
 /*
@@ -105,17 +120,9 @@ static void capture_bf(FILE *out, struct capture_qp *c)
 void capture_sq(FILE *out, struct capture_qp *c)
 {
 	uint16_t pi = be32toh(c->dv.dbrec[MLX5_SND_DBR]);
-	uint32_t mask = c->dv.sq.wqe_cnt - 1;
-	uint16_t n = pi - c->sq_pi, i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t index = (uint16_t)(c->sq_pi + i) & mask;
-
-		print_bb(out,
-			 (const uint8_t *)c->dv.sq.buf +
-				 (size_t)index * MLX5_SEND_WQE_BB,
-			 index);
-	}
+	print_wqes(out, true, c->dv.sq.buf, MLX5_SEND_WQE_BB, c->dv.sq.wqe_cnt,
+		   c->sq_pi, pi);
 	c->sq_pi = pi;
 	fprintf(out, "  snd_dbr %u\n", pi);
 	if (c->dv.bf.size)
@@ -125,19 +132,9 @@ void capture_sq(FILE *out, struct capture_qp *c)
 void capture_rq(FILE *out, struct capture_qp *c)
 {
 	uint16_t pi = be32toh(c->dv.dbrec[MLX5_RCV_DBR]);
-	uint32_t mask = c->dv.rq.wqe_cnt - 1;
-	uint16_t n = pi - c->rq_pi, i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t index = (uint16_t)(c->rq_pi + i) & mask;
-
-		fprintf(out, "  rq[%u] ", index);
-		print_hex(out,
-			  (const uint8_t *)c->dv.rq.buf +
-				  (size_t)index * c->dv.rq.stride,
-			  c->dv.rq.stride);
-		fputc('\n', out);
-	}
+	print_wqes(out, false, c->dv.rq.buf, c->dv.rq.stride, c->dv.rq.wqe_cnt,
+		   c->rq_pi, pi);
 	c->rq_pi = pi;
 	fprintf(out, "  rcv_dbr %u\n", pi);
 }
