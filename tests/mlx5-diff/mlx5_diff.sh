@@ -11,6 +11,9 @@
 # Besides as the application asks, it compares them with
 # MLX5_SINGLE_THREADED=1, and 65.0's TDs with the series' at each sharing
 # level (which the program asks for with MLX5_DIFF_TD_SHARING).
+# MLX5_DIFF_SERIES_LIB=DIR runs the series' side on the libraries in DIR
+# (another build of the series, e.g. a work in progress) instead of the
+# ones the program was linked against.
 # --flip N is the self-check: the series' run corrupts one bit of its Nth
 # send basic block, and the script passes only if the comparison catches
 # exactly that line.
@@ -22,11 +25,15 @@ fabric=${MLX5EMU_FABRIC:-mlx5-diff}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# capture <name> <env...>: one run, its capture in $tmp/<name>
+series_lib=${MLX5_DIFF_SERIES_LIB:+LD_LIBRARY_PATH=$MLX5_DIFF_SERIES_LIB}
+
+# capture <name> <env...>: one run, its capture in $tmp/<name>; the
+# series' runs on MLX5_DIFF_SERIES_LIB if given (a later LD_LIBRARY_PATH
+# in <env...>, pristine's, wins)
 capture() {
 	local name=$1
 	shift
-	if ! "$emu" run --fabric="$fabric-$name" -- env "$@" "$prog" \
+	if ! "$emu" run --fabric="$fabric-$name" -- env $series_lib "$@" "$prog" \
 		"$tmp/$name" 2>"$tmp/$name.err"; then
 		echo "mlx5-diff: the $name run failed:" >&2
 		cat "$tmp/$name.err" >&2
