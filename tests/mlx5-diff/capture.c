@@ -75,11 +75,11 @@ static void print_wqes(FILE *out, bool send, const uint8_t *buf,
 }
 
 /*
- * The BlueFlame halves are cleared past the ring bytes before a post (the
- * NIC reads only the ring bytes, so this rings nothing), so that what
- * holds non-zero bytes after it is what the post copied there: the half
- * and the 64-byte blocks written, whatever earlier users of the register
- * left in it.
+ * The BlueFlame halves are cleared past the ring bytes before a post, so
+ * that what holds non-zero bytes after it is what the post copied there:
+ * the half and the 64-byte blocks written, whatever earlier users of the
+ * register left in it. Only on the emulated device, whose NIC reads
+ * nothing of a half but its ring bytes: this rings nothing.
  */
 void capture_sq_begin(struct capture_qp *c)
 {

@@ -27,9 +27,10 @@ struct capture_qp {
 /*
  * bf_relative: a QP of a thread domain. Its register is the TD's, and
  * which half of it the QP writes first depends on where the library
- * placed the TD: 65.0 gives each TD a fresh register, the series can give
- * one a register an earlier TD used, with its toggle where it was left.
- * The device takes either half; the halves are compared from the first.
+ * placed the TD and on what the register served before: the series places
+ * TDs its own way (sharing levels), 65.0 its way, and the second TD of a
+ * run was seen to start on the other half. The device takes either half;
+ * the halves are compared from the first one written.
  */
 int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative);
 

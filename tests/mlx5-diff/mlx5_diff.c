@@ -7,25 +7,33 @@
  *   mlx5_diff [OUTPUT]          (inside mlx5emu run; stdout by default)
  *
  * For every work-request shape of the matrix (QP type x thread domain or
- * not x ibv_post_send or ibv_wr_*, then opcode, SGE count, inline, flags,
- * list length) it prints what the NIC reads: each send WQE's basic blocks
- * in SQ order, SND_DBR, the BlueFlame halves that changed; each receive
- * WQE and RCV_DBR; and the return value and bad_wr of every post. Every few
- * posts a signaled marker is posted and the CQs are drained once all their
- * CQEs are written, so that the polls (ibv_poll_cq by 1 or 16, or the
- * extended ibv_start_poll/ibv_next_poll) return the same batches in every
- * run; each completion's fields and the CQ's SET_CI record are printed.
- * Then the refusals (too many SGEs, inline too long, a full SQ) and error
- * completions (remote access error, flushed WRs of a QP in error).
- * Addresses are the same in every run (one region at a fixed address);
- * QPNs are printed relative to the first QP's.
+ * not x ibv_post_send or ibv_wr_* x wide or narrow QP, then opcode, SGE
+ * count, inline, flags, list length; then three times around the SQ) it
+ * prints what the NIC reads: each send WQE's basic blocks in SQ order,
+ * SND_DBR, the BlueFlame half the post wrote; each receive WQE and
+ * RCV_DBR; and the return value and bad_wr of every post. Every few posts
+ * a signaled marker is posted and the CQs are drained once all their CQEs
+ * are written, so that the polls (ibv_poll_cq by 1 or 16, or the extended
+ * ibv_start_poll/ibv_next_poll) return the same batches in every run; each
+ * completion's fields and the CQ's SET_CI record are printed. Then the
+ * refusals (too many SGEs, inline too long, a bad WR inside a list, a full
+ * SQ) and error completions (remote access error, flushed WRs of a QP in
+ * error, flushed receives).
+ *
+ * Addresses are the same in every run (one region at a fixed address).
+ * The WQEs carry QPNs as they are: a fresh fabric gives the same ones in
+ * every run; completions print them relative to the first QP's. Not
+ * compared: the first 8 bytes of a BlueFlame half (the ring, which the
+ * emulated NIC swaps to zero when it sees it; they are the first 8 bytes
+ * of the WQE's control segment, which the SQ's copy shows), and LOCAL_INV
+ * and BIND_MW, which the emulator does not execute (no UMR, no MW).
+ *
  * MLX5_DIFF_TD_SHARING=N asks every TD for sharing level N (the series'
  * ibv_td_init_attr), to compare each level with 65.0's one TD placement.
  * MLX5_DIFF_FLIP=N flips a bit of the Nth send basic block printed, which
  * the comparison must catch.
  */
 #include <endian.h>
-#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
