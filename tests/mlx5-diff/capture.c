@@ -16,6 +16,8 @@
 #define CQ_SET_CI 0
 
 static unsigned long flip_at; /* 1-based basic block to corrupt, 0: none */
+static unsigned long flip_wc_at; /* 1-based completion to corrupt */
+static unsigned long wcs_printed;
 static unsigned long bbs_printed;
 
 void capture_flip_from_env(void)
@@ -23,6 +25,13 @@ void capture_flip_from_env(void)
 	const char *s = getenv("MLX5_DIFF_FLIP");
 
 	flip_at = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("MLX5_DIFF_FLIP_WC");
+	flip_wc_at = s ? strtoul(s, NULL, 10) : 0;
+}
+
+uint64_t capture_wc_flip(void)
+{
+	return ++wcs_printed == flip_wc_at;
 }
 
 static void print_hex(FILE *out, const uint8_t *p, size_t len)

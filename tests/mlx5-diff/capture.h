@@ -56,8 +56,11 @@ bool capture_cqe_ready(struct capture_cq *c, uint32_t ci, uint32_t ahead);
 
 /*
  * The comparison's self-check: with MLX5_DIFF_FLIP=N, byte 5 of the Nth
- * send WQE basic block printed is printed with its low bit flipped.
+ * send WQE basic block printed is printed with its low bit flipped; with
+ * MLX5_DIFF_FLIP_WC=N, the low bit of the Nth completion's wr_id.
  */
 void capture_flip_from_env(void);
+/* what to XOR into the wr_id of the completion about to be printed */
+uint64_t capture_wc_flip(void);
 
 #endif

@@ -30,8 +30,9 @@
  *
  * MLX5_DIFF_TD_SHARING=N asks every TD for sharing level N (the series'
  * ibv_td_init_attr), to compare each level with 65.0's one TD placement.
- * MLX5_DIFF_FLIP=N flips a bit of the Nth send basic block printed, which
- * the comparison must catch.
+ * MLX5_DIFF_FLIP=N flips a bit of the Nth send basic block printed,
+ * MLX5_DIFF_FLIP_WC=N one of the Nth completion's: the comparison must
+ * catch either.
  */
 #include <endian.h>
 #include <sched.h>
@@ -303,8 +304,8 @@ static void print_wc(struct diff *d, const struct ibv_wc *wc)
 
 	fprintf(d->out,
 		"  wc %#llx st %d op %d vend %#x len %u imm %#x qp %u src %u flags %#x pkey %u slid %u sl %u dlid %u\n",
-		(unsigned long long)wc->wr_id, wc->status, wc->opcode,
-		wc->vendor_err, wc->byte_len, be32toh(wc->imm_data),
+		(unsigned long long)(wc->wr_id ^ capture_wc_flip()), wc->status,
+		wc->opcode, wc->vendor_err, wc->byte_len, be32toh(wc->imm_data),
 		ep_qpn(dev, wc->qp_num),
 		wc->src_qp ? ep_qpn(dev, wc->src_qp) : 0, wc->wc_flags,
 		wc->pkey_index, wc->slid, wc->sl, wc->dlid_path_bits);
@@ -317,7 +318,7 @@ static void print_wc_ex(struct diff *d, struct ibv_cq_ex *cq)
 	uint64_t flags;
 
 	fprintf(d->out, "  wcx %#llx st %d vend %#x",
-		(unsigned long long)cq->wr_id, cq->status,
+		(unsigned long long)(cq->wr_id ^ capture_wc_flip()), cq->status,
 		ibv_wc_read_vendor_err(cq));
 	d->completions++;
 	if (cq->status != IBV_WC_SUCCESS) {

@@ -6,7 +6,7 @@
 # what the NIC reads (WQEs, doorbell records, BlueFlame writes) and what
 # the application gets from its CQs.
 #
-#   mlx5_diff.sh PROGRAM PRISTINE_LIBDIR [--flip N]
+#   mlx5_diff.sh PROGRAM PRISTINE_LIBDIR [--flip N | --flip-wc N]
 #
 # Besides as the application asks, it compares them with
 # MLX5_SINGLE_THREADED=1, and 65.0's TDs with the series' at each sharing
@@ -15,11 +15,20 @@
 # (another build of the series, e.g. a work in progress) instead of the
 # ones the program was linked against.
 # --flip N is the self-check: the series' run corrupts one bit of its Nth
-# send basic block, and the script passes only if the comparison catches
-# exactly that line.
+# send basic block (--flip-wc N: of its Nth completion), and the script
+# passes only if the comparison catches exactly that line.
 set -uo pipefail
-prog=$1 pristine=$2 flip=
-[ "${3:-}" = --flip ] && flip=${4:?--flip needs a basic block number}
+prog=$1 pristine=$2 flip= flip_env= flip_line=
+case ${3:-} in
+--flip)
+	flip=${4:?--flip needs a basic block number}
+	flip_env=MLX5_DIFF_FLIP=$flip flip_line='  sq\['
+	;;
+--flip-wc)
+	flip=${4:?--flip-wc needs a completion number}
+	flip_env=MLX5_DIFF_FLIP_WC=$flip flip_line='  wcx? '
+	;;
+esac
 emu=${MLX5EMU:?MLX5EMU: the mlx5emu launcher}
 fabric=${MLX5EMU_FABRIC:-mlx5-diff}
 tmp=$(mktemp -d)
@@ -57,15 +66,15 @@ check() {
 
 capture pristine LD_LIBRARY_PATH="$pristine"
 if [ -n "$flip" ]; then
-	capture series MLX5_DIFF_FLIP="$flip"
+	capture series "$flip_env"
 	if check pristine series; then
-		echo "mlx5-diff: FAIL: a flipped bit in basic block $flip went unnoticed"
+		echo "mlx5-diff: FAIL: a flipped bit ($flip_env) went unnoticed"
 		exit 1
 	fi
-	# one changed line, a send basic block, nothing else
+	# one changed line, of the kind flipped, nothing else
 	if [ "$(grep -c '^[<>]' "$tmp/series.diff")" = 2 ] &&
-		[ "$(grep -c '^[<>]   sq\[' "$tmp/series.diff")" = 2 ]; then
-		echo "mlx5-diff: the flipped bit in basic block $flip was caught:"
+		[ "$(grep -cE "^[<>] $flip_line" "$tmp/series.diff")" = 2 ]; then
+		echo "mlx5-diff: the flipped bit ($flip_env) was caught:"
 		cat "$tmp/series.diff"
 		exit 0
 	fi
