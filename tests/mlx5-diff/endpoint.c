@@ -98,6 +98,10 @@ static int create_cq(struct ep_device *d, struct ep_pair *p, struct ep_side *s)
 		attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
 		attr.parent_domain = p->qp_pd;
 	}
+	if (p->cfg.cq_single_threaded) {
+		attr.comp_mask |= IBV_CQ_INIT_ATTR_MASK_FLAGS;
+		attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	}
 	s->cqx = ibv_create_cq_ex(d->ctx, &attr);
 	if (!s->cqx)
 		return -1;

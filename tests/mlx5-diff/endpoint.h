@@ -58,6 +58,8 @@ struct ep_config {
 	bool td; /* QPs and CQs of a thread domain (parent domain) */
 	bool wr_api; /* posts through ibv_wr_*, not ibv_post_send */
 	bool cq_ex; /* CQs from ibv_create_cq_ex (always with a TD) */
+	/* without a TD: IBV_CREATE_CQ_ATTR_SINGLE_THREADED, a lock-free CQ */
+	bool cq_single_threaded;
 	/* one SGE, no inline data, every WR signaled (sq_sig_all) */
 	bool narrow;
 };
