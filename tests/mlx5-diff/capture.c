@@ -148,6 +148,29 @@ void capture_rq(FILE *out, struct capture_qp *c)
 	fprintf(out, "  rcv_dbr %u\n", pi);
 }
 
+int capture_srq_open(struct capture_srq *c, struct ibv_srq *srq)
+{
+	struct mlx5dv_obj obj = { .srq = { .in = srq, .out = &c->dv } };
+
+	memset(c, 0, sizeof(*c));
+	if (mlx5dv_init_obj(&obj, MLX5DV_OBJ_SRQ))
+		return -1;
+	c->wqe_cnt = c->dv.tail + 1;
+	return 0;
+}
+
+void capture_srq(FILE *out, struct capture_srq *c)
+{
+	const uint8_t *p = c->dv.buf;
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < (size_t)c->wqe_cnt * c->dv.stride; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	fprintf(out, "  srq_dbr %u wqes %#llx\n", be32toh(*c->dv.dbrec),
+		(unsigned long long)h);
+}
+
 int capture_cq_open(struct capture_cq *c, struct ibv_cq *cq)
 {
 	struct mlx5dv_obj obj = { .cq = { .in = cq, .out = &c->dv } };

@@ -44,6 +44,20 @@ void capture_sq(FILE *out, struct capture_qp *c);
 /* After a post_recv: the receive WQEs it added and RCV_DBR. */
 void capture_rq(FILE *out, struct capture_qp *c);
 
+/* a shared receive queue: its WQEs are a free list, not a ring */
+struct capture_srq {
+	struct mlx5dv_srq dv;
+	uint32_t wqe_cnt;
+};
+
+int capture_srq_open(struct capture_srq *c, struct ibv_srq *srq);
+/*
+ * After a post_srq_recv or a poll that gave WQEs back: the doorbell
+ * record and a digest of all the SRQ's WQEs (the library writes the
+ * posted ones and the links of those it frees).
+ */
+void capture_srq(FILE *out, struct capture_srq *c);
+
 struct capture_cq {
 	struct mlx5dv_cq dv;
 };

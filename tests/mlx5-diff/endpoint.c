@@ -129,6 +129,8 @@ static int create_qp(struct ep_device *d, struct ep_pair *p, struct ep_side *s)
 		attr.cap.max_send_sge = 1;
 		attr.cap.max_inline_data = 0;
 	}
+	if (s == &p->resp)
+		attr.srq = p->srq;
 	if (p->cfg.wr_api) {
 		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		attr.send_ops_flags = send_ops(p->cfg.type);
@@ -244,6 +246,16 @@ int ep_pair_open(struct ep_device *d, struct ep_pair *p,
 		if (!p->qp_pd)
 			return -1;
 	}
+	if (cfg->srq) {
+		struct ibv_srq_init_attr attr = {
+			.attr = { .max_wr = EP_RQ_DEPTH,
+				  .max_sge = EP_RECV_SGE },
+		};
+
+		p->srq = ibv_create_srq(d->pd, &attr);
+		if (!p->srq || capture_srq_open(&p->csrq, p->srq))
+			return -1;
+	}
 	if (create_cq(d, p, &p->req) || create_cq(d, p, &p->resp) ||
 	    create_qp(d, p, &p->req) || create_qp(d, p, &p->resp))
 		return -1;
@@ -264,6 +276,8 @@ void ep_pair_close(struct ep_pair *p)
 		ibv_destroy_ah(p->ah);
 	side_close(&p->req);
 	side_close(&p->resp);
+	if (p->srq)
+		ibv_destroy_srq(p->srq);
 	if (p->qp_pd && p->td)
 		ibv_dealloc_pd(p->qp_pd);
 	if (p->td)

@@ -62,6 +62,7 @@ struct ep_config {
 	bool cq_single_threaded;
 	/* one SGE, no inline data, every WR signaled (sq_sig_all) */
 	bool narrow;
+	bool srq; /* the responder receives from a shared receive queue */
 };
 
 struct ep_pair {
@@ -70,6 +71,8 @@ struct ep_pair {
 	struct ibv_pd *qp_pd; /* the parent domain with a TD, else the PD */
 	struct ibv_ah *ah; /* UD: the address of the responder */
 	struct ep_side req, resp;
+	struct ibv_srq *srq;
+	struct capture_srq csrq;
 	struct ibv_qp_cap cap; /* what the requester QP really got */
 };
 

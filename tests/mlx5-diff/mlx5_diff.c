@@ -11,7 +11,8 @@
  * count, inline, flags, list length; then three times around the SQ) it
  * prints what the NIC reads: each send WQE's basic blocks in SQ order,
  * SND_DBR, the BlueFlame half the post wrote; each receive WQE and
- * RCV_DBR; and the return value and bad_wr of every post. Every few posts
+ * RCV_DBR, or an SRQ's record and WQEs; and the return value and bad_wr
+ * of every post. CQs are plain, extended, a TD's, or lock-free by flag. Every few posts
  * a signaled marker is posted and the CQs are drained once all their CQEs
  * are written, so that the polls (ibv_poll_cq by 1 or 16, or the extended
  * ibv_start_poll/ibv_next_poll) return the same batches in every run; each
@@ -292,9 +293,15 @@ static void post_recvs(struct diff *d)
 					      .sg_list = sge[k],
 					      .num_sge = EP_RECV_SGE };
 	}
-	fprintf(d->out, "post_recv %u ret %d\n", n,
-		ibv_post_recv(d->p->resp.qp, wr, &bad));
-	capture_rq(d->out, &d->p->resp.cap);
+	if (d->p->srq) {
+		fprintf(d->out, "post_srq_recv %u ret %d\n", n,
+			ibv_post_srq_recv(d->p->srq, wr, &bad));
+		capture_srq(d->out, &d->p->csrq);
+	} else {
+		fprintf(d->out, "post_recv %u ret %d\n", n,
+			ibv_post_recv(d->p->resp.qp, wr, &bad));
+		capture_rq(d->out, &d->p->resp.cap);
+	}
 	d->recv_posted = EP_RQ_DEPTH;
 }
 
@@ -408,6 +415,8 @@ static void collect(struct diff *d, unsigned int send_cqes,
 	if (poll_side(d, &p->req, send_cqes, expect_ok) != send_cqes ||
 	    poll_side(d, &p->resp, recv_cqes, expect_ok) != recv_cqes)
 		fail(d, "fewer CQEs than expected");
+	if (p->srq)
+		capture_srq(d->out, &p->csrq); /* the WQEs polled are free */
 	d->round++;
 	d->recv_posted -= recv_cqes;
 	d->sent = d->signaled = d->received = 0;
@@ -637,7 +646,8 @@ static void run_errors(struct diff *d)
 	post(d, flushed.list);
 	if (modify_to_error(d->p->resp.qp))
 		fail(d, "the responder did not go to error");
-	collect(d, flushed.list, d->recv_posted, false);
+	/* an SRQ's receives outlive the QP: none is flushed */
+	collect(d, flushed.list, d->p->srq ? 0 : d->recv_posted, false);
 }
 
 static uint64_t region_hash(struct diff *d)
@@ -655,9 +665,9 @@ static void run_config(struct diff *d, const struct ep_config *cfg)
 	struct ep_pair p;
 
 	fprintf(d->out,
-		"config type %d td %d wr_api %d cq_ex %d cq_st %d narrow %d\n",
+		"config type %d td %d wr_api %d cq_ex %d cq_st %d narrow %d srq %d\n",
 		cfg->type, cfg->td, cfg->wr_api, cfg->cq_ex,
-		cfg->cq_single_threaded, cfg->narrow);
+		cfg->cq_single_threaded, cfg->narrow, cfg->srq);
 	d->p = &p;
 	d->sent = d->signaled = d->received = d->recv_posted = 0;
 	if (ep_pair_open(&d->dev, &p, cfg)) {
@@ -710,6 +720,8 @@ static void run_all(struct diff *d)
 		 */
 		cfg.cq_ex = cfg.td || cfg.wr_api;
 		cfg.cq_single_threaded = !cfg.td && cfg.wr_api && cfg.narrow;
+		/* narrow QPs posting through ibv_post_send receive from an SRQ */
+		cfg.srq = !cfg.wr_api && cfg.narrow;
 		run_config(d, &cfg);
 	}
 }
