@@ -18,7 +18,7 @@
 # send basic block (--flip-wc N: of its Nth completion), and the script
 # passes only if the comparison catches exactly that line.
 set -uo pipefail
-prog=$1 pristine=$2 flip= flip_env= flip_line=
+prog=$1 pristine=$2 flip='' flip_env='' flip_line=''
 case ${3:-} in
 --flip)
 	flip=${4:?--flip needs a basic block number}
@@ -34,7 +34,9 @@ fabric=${MLX5EMU_FABRIC:-mlx5-diff}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-series_lib=${MLX5_DIFF_SERIES_LIB:+LD_LIBRARY_PATH=$MLX5_DIFF_SERIES_LIB}
+series_lib=()
+[ -n "${MLX5_DIFF_SERIES_LIB:-}" ] &&
+	series_lib=(LD_LIBRARY_PATH="$MLX5_DIFF_SERIES_LIB")
 
 # capture <name> <env...>: one run, its capture in $tmp/<name>; the
 # series' runs on MLX5_DIFF_SERIES_LIB if given (a later LD_LIBRARY_PATH
@@ -42,8 +44,9 @@ series_lib=${MLX5_DIFF_SERIES_LIB:+LD_LIBRARY_PATH=$MLX5_DIFF_SERIES_LIB}
 capture() {
 	local name=$1
 	shift
-	if ! "$emu" run --fabric="$fabric-$name" -- env $series_lib "$@" "$prog" \
-		"$tmp/$name" 2>"$tmp/$name.err"; then
+	if ! "$emu" run --fabric="$fabric-$name" -- \
+		env "${series_lib[@]}" "$@" "$prog" "$tmp/$name" \
+		2>"$tmp/$name.err"; then
 		echo "mlx5-diff: the $name run failed:" >&2
 		cat "$tmp/$name.err" >&2
 		exit 1
