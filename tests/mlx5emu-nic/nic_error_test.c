@@ -259,6 +259,38 @@ static void test_no_send_queue(void **state)
 	assert_null(cq_poll(e, 0));
 }
 
+/*
+ * A flush steps over whole WQEs, the ones it cannot execute too: a WQE of
+ * two basic blocks whose opcode the NIC does not know (LOCAL_INV, say) is
+ * one flushed completion, and the WQE after it keeps its own counter.
+ */
+static void test_flush_whole_wqes(void **state)
+{
+	struct env *e = *state;
+	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
+	uint8_t data[40] = {};
+	uint64_t v = 7;
+	struct post odd = {
+		.opcode = 0x77, /* no such opcode */
+		.raddr = dst->iova,
+		.rkey = dst->rkey,
+		.inl = data,
+		.inl_len = sizeof(data),
+	};
+	struct post w = inline_write(dst, &v);
+
+	sq_post(e, 0, &odd); /* 5 units: 2 basic blocks */
+	assert_int_equal(e->sq_pi[0], 2);
+	w.signaled = true;
+	sq_post(e, 0, &w);
+	sq_ring(e, 0);
+	nic_qp_flush(&e->qp[0]);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0);
+	expect_err(e, 0, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 2);
+	assert_null(cq_poll(e, 0));
+	assert_int_equal(e->qp[0].sq_ci, 3);
+}
+
 int nic_errors_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +306,8 @@ int nic_errors_tests(void)
 						env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_no_send_queue, env_setup,
 						env_teardown),
+		cmocka_unit_test_setup_teardown(test_flush_whole_wqes,
+						env_setup, env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
