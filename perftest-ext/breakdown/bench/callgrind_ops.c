@@ -112,7 +112,8 @@ static void post_list(struct bench *b, int first)
 		b->list_value[i] = ++b->value;
 		b->list[i].send_flags =
 			IBV_SEND_INLINE |
-			((first + i + 1) % SIGNAL_EVERY ? 0 : IBV_SEND_SIGNALED);
+			((first + i + 1) % SIGNAL_EVERY ? 0 :
+							  IBV_SEND_SIGNALED);
 	}
 	if (ibv_post_send(b->s->qp, b->list, &bad))
 		die("ibv_post_send (list)");
