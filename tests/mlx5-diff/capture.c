@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+
+#define MLX5_SEND_WQE_BB 64
+/* the device's CQE is the last 64 bytes of a CQE slot */
+#define CQE_OP_OWN_FROM_END 1
+#define CQE_INVALID_OPCODE 0xf
+/* the NIC swaps a ring's first 8 bytes to zero: never compare them */
+#define BF_RING_BYTES 8
+#define BF_MAX_SIZE 4096
+/* dbrec[0] of a CQ: the consumer index the device reads */
+#define CQ_SET_CI 0
+
+static unsigned long flip_at; /* 1-based basic block to corrupt, 0: none */
+static unsigned long flip_wc_at; /* 1-based completion to corrupt */
+static unsigned long wcs_printed;
+static unsigned long bbs_printed;
+
+void capture_flip_from_env(void)
+{
+	const char *s = getenv("MLX5_DIFF_FLIP");
+
+	flip_at = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("MLX5_DIFF_FLIP_WC");
+	flip_wc_at = s ? strtoul(s, NULL, 10) : 0;
+}
+
+uint64_t capture_wc_flip(void)
+{
+	return ++wcs_printed == flip_wc_at;
+}
+
+static void print_hex(FILE *out, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		fprintf(out, "%02x", p[i]);
+}
+
+int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
+{
+	struct mlx5dv_obj obj = { .qp = { .in = qp, .out = &c->dv } };
+
+	memset(c, 0, sizeof(*c));
+	if (mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP))
+		return -1;
+	c->sq_pi = be32toh(c->dv.dbrec[MLX5_SND_DBR]);
+	c->rq_pi = be32toh(c->dv.dbrec[MLX5_RCV_DBR]);
+	c->bf_relative = bf_relative;
+	c->bf_first = -1;
+	return c->dv.bf.size > BF_MAX_SIZE ? -1 : 0;
+}
+
+/*
+ * The WQEs from counter `from` up to `to` of a ring of stride-byte WQEs
+ * (the SQ's basic blocks, or the RQ's WQEs), in ring order. Only send
+ * basic blocks count for MLX5_DIFF_FLIP.
+ */
+static void print_wqes(FILE *out, bool send, const uint8_t *buf,
+		       uint32_t stride, uint32_t count, uint16_t from,
+		       uint16_t to)
+{
+	uint8_t copy[MLX5_SEND_WQE_BB];
+	uint16_t i;
+
+	for (i = from; i != to; i++) {
+		uint32_t index = i & (count - 1);
+		const uint8_t *wqe = buf + (size_t)index * stride;
+
+		if (send && ++bbs_printed == flip_at) {
+			memcpy(copy, wqe, sizeof(copy));
+			copy[5] ^= 1;
+			wqe = copy;
+		}
+		fprintf(out, "  %s[%u] ", send ? "sq" : "rq", index);
+		print_hex(out, wqe, stride);
+		fputc('\n', out);
+	}
+}
+
+/*
+ * The BlueFlame halves are cleared past the ring bytes before a post, so
+ * that what holds non-zero bytes after it is what the post copied there:
+ * the half and the 64-byte blocks written, whatever earlier users of the
+ * register left in it. Only on the emulated device, whose NIC reads
+ * nothing of a half but its ring bytes: this rings nothing.
+ */
+void capture_sq_begin(struct capture_qp *c)
+{
+	uint32_t size = c->dv.bf.size, i;
+	volatile uint64_t *reg = c->dv.bf.reg;
+
+	for (i = BF_RING_BYTES; i < 2 * size; i += sizeof(*reg))
+		if (i % size >= BF_RING_BYTES)
+			reg[i / sizeof(*reg)] = 0;
+}
+
+static void capture_bf(FILE *out, struct capture_qp *c)
+{
+	uint32_t size = c->dv.bf.size, half, i, end;
+
+	for (half = 0; half < 2; half++) {
+		const volatile uint8_t *reg =
+			(const volatile uint8_t *)c->dv.bf.reg + half * size;
+		uint8_t copy[BF_MAX_SIZE];
+
+		for (i = end = 0; i < size && i < BF_MAX_SIZE; i++) {
+			copy[i] = reg[i];
+			if (i >= BF_RING_BYTES && copy[i])
+				end = i + 1;
+		}
+		if (!end)
+			continue;
+		end = (end + MLX5_SEND_WQE_BB - 1) & ~(MLX5_SEND_WQE_BB - 1);
+		if (c->bf_first < 0)
+			c->bf_first = half;
+		fprintf(out, "  bf%u ",
+			c->bf_relative ? half ^ (uint32_t)c->bf_first : half);
+		print_hex(out, copy + BF_RING_BYTES, end - BF_RING_BYTES);
+		fputc('\n', out);
+	}
+}
+
+void capture_sq(FILE *out, struct capture_qp *c)
+{
+	uint16_t pi = be32toh(c->dv.dbrec[MLX5_SND_DBR]);
+
+	print_wqes(out, true, c->dv.sq.buf, MLX5_SEND_WQE_BB, c->dv.sq.wqe_cnt,
+		   c->sq_pi, pi);
+	c->sq_pi = pi;
+	fprintf(out, "  snd_dbr %u\n", pi);
+	if (c->dv.bf.size)
+		capture_bf(out, c);
+}
+
+void capture_rq(FILE *out, struct capture_qp *c)
+{
+	uint16_t pi = be32toh(c->dv.dbrec[MLX5_RCV_DBR]);
+
+	print_wqes(out, false, c->dv.rq.buf, c->dv.rq.stride, c->dv.rq.wqe_cnt,
+		   c->rq_pi, pi);
+	c->rq_pi = pi;
+	fprintf(out, "  rcv_dbr %u\n", pi);
+}
+
+int capture_cq_open(struct capture_cq *c, struct ibv_cq *cq)
+{
+	struct mlx5dv_obj obj = { .cq = { .in = cq, .out = &c->dv } };
+
+	memset(c, 0, sizeof(*c));
+	return mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ);
+}
+
+void capture_cq_ci(FILE *out, struct capture_cq *c)
+{
+	fprintf(out, "  cq_set_ci %u\n",
+		be32toh(c->dv.dbrec[CQ_SET_CI]) & 0xffffff);
+}
+
+bool capture_cqe_ready(struct capture_cq *c, uint32_t ci, uint32_t ahead)
+{
+	uint32_t index = ci + ahead;
+	const volatile uint8_t *slot =
+		(const uint8_t *)c->dv.buf +
+		(size_t)(index & (c->dv.cqe_cnt - 1)) * c->dv.cqe_size;
+	uint8_t op_own = slot[c->dv.cqe_size - CQE_OP_OWN_FROM_END];
+
+	return (op_own >> 4) != CQE_INVALID_OPCODE &&
+	       (op_own & 1) == !!(index & c->dv.cqe_cnt);
+}
