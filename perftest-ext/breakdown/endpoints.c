@@ -65,7 +65,8 @@ static int sender_open(struct bd_endpoints *e, struct bd_sender *s,
 			return fail("ibv_alloc_parent_domain", errno);
 		pd = s->parent;
 		ca.parent_domain = s->parent;
-		s->cq = ibv_cq_ex_to_cq(ibv_create_cq_ex(e->ctx, &ca));
+		s->cqx = ibv_create_cq_ex(e->ctx, &ca);
+		s->cq = s->cqx ? ibv_cq_ex_to_cq(s->cqx) : NULL;
 	} else {
 		s->cq = ibv_create_cq(e->ctx, BD_SQ_DEPTH, NULL, NULL, 0);
 	}

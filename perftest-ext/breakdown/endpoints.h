@@ -21,6 +21,7 @@ struct bd_sender {
 	struct ibv_td *td;
 	struct ibv_pd *parent; /* NULL for plain */
 	struct ibv_cq *cq;
+	struct ibv_cq_ex *cqx; /* the same CQ, extended; NULL for plain */
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;
 	struct ibv_qp *target;

@@ -6,9 +6,12 @@
  *
  *   callgrind_ops <path> <batches>     (inside mlx5emu run)
  * paths: raw-post wr-td wr-plain post-send-td post-send-plain
- *        poll-raw poll-td poll-plain
+ *        post-list-td post-list-plain poll-raw poll-td poll-plain
+ *        ext-poll-td
  * Each batch is BATCH operations: 8-byte inline RDMA WRITEs (one signaled
- * in 16), or polls of one completion each that is already in the CQ.
+ * in 16; post-list-* posts them LIST_LEN to an ibv_post_send call), or
+ * polls of one completion each that is already in the CQ (ext-poll-td:
+ * ibv_start_poll + ibv_end_poll for each).
  */
 #include <errno.h>
 #include <sched.h>
@@ -20,6 +23,7 @@
 
 #define BATCH 128
 #define SIGNAL_EVERY 16
+#define LIST_LEN 32
 
 enum op {
 	OP_RAW_POST,
@@ -27,15 +31,27 @@ enum op {
 	OP_WR_PLAIN,
 	OP_POST_SEND_TD,
 	OP_POST_SEND_PLAIN,
+	OP_POST_LIST_TD,
+	OP_POST_LIST_PLAIN,
 	OP_POLL_RAW,
 	OP_POLL_TD,
 	OP_POLL_PLAIN,
+	OP_EXT_POLL_TD,
 	NOPS
 };
 
 static const char *const op_name[NOPS] = {
-	"raw-post",	   "wr-td",    "wr-plain", "post-send-td",
-	"post-send-plain", "poll-raw", "poll-td",  "poll-plain",
+	[OP_RAW_POST] = "raw-post",
+	[OP_WR_TD] = "wr-td",
+	[OP_WR_PLAIN] = "wr-plain",
+	[OP_POST_SEND_TD] = "post-send-td",
+	[OP_POST_SEND_PLAIN] = "post-send-plain",
+	[OP_POST_LIST_TD] = "post-list-td",
+	[OP_POST_LIST_PLAIN] = "post-list-plain",
+	[OP_POLL_RAW] = "poll-raw",
+	[OP_POLL_TD] = "poll-td",
+	[OP_POLL_PLAIN] = "poll-plain",
+	[OP_EXT_POLL_TD] = "ext-poll-td",
 };
 
 struct bench {
@@ -45,6 +61,10 @@ struct bench {
 	uint64_t value;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
+	/* post-list-*: one list, its own values */
+	uint64_t list_value[LIST_LEN];
+	struct ibv_sge list_sge[LIST_LEN];
+	struct ibv_send_wr list[LIST_LEN];
 };
 
 static void die(const char *what)
@@ -82,12 +102,39 @@ static void post_one(struct bench *b, bool sig)
 	b->s->posted++;
 }
 
+/* LIST_LEN writes in one ibv_post_send, the i-th of the batch at first */
+static void post_list(struct bench *b, int first)
+{
+	struct ibv_send_wr *bad;
+	int i;
+
+	for (i = 0; i < LIST_LEN; i++) {
+		b->list_value[i] = ++b->value;
+		b->list[i].send_flags =
+			IBV_SEND_INLINE |
+			((first + i + 1) % SIGNAL_EVERY ? 0 :
+							  IBV_SEND_SIGNALED);
+	}
+	if (ibv_post_send(b->s->qp, b->list, &bad))
+		die("ibv_post_send (list)");
+	b->s->posted += LIST_LEN;
+}
+
 static int poll_one(struct bench *b)
 {
+	struct ibv_poll_cq_attr attr = {};
 	struct ibv_wc wc;
 	uint16_t counter;
 	int n;
 
+	if (b->op == OP_EXT_POLL_TD) {
+		n = ibv_start_poll(b->s->cqx, &attr);
+		if (n)
+			return n == ENOENT ? 0 : -1;
+		n = b->s->cqx->status == IBV_WC_SUCCESS ? 1 : -1;
+		ibv_end_poll(b->s->cqx);
+		return n;
+	}
 	if (b->op == OP_POLL_RAW) {
 		n = bd_raw_poll(&b->e.raw.cq, &counter);
 		if (n > 0)
@@ -110,6 +157,11 @@ __attribute__((noinline)) void bd_bench_region(struct bench *b)
 		for (i = 0; i < BATCH; i++)
 			if (poll_one(b) != 1)
 				die("a completion was not there");
+		return;
+	}
+	if (b->op == OP_POST_LIST_TD || b->op == OP_POST_LIST_PLAIN) {
+		for (i = 0; i < BATCH; i += LIST_LEN)
+			post_list(b, i);
 		return;
 	}
 	for (i = 0; i < BATCH; i++)
@@ -164,10 +216,11 @@ int main(int argc, char **argv)
 	b->op = op;
 	if (bd_endpoints_open(&b->e, NULL))
 		return 1;
-	if (op == OP_WR_TD || op == OP_POST_SEND_TD || op == OP_POLL_TD)
+	if (op == OP_WR_TD || op == OP_POST_SEND_TD || op == OP_POST_LIST_TD ||
+	    op == OP_POLL_TD || op == OP_EXT_POLL_TD)
 		b->s = &b->e.src[BD_SENDER_TD];
 	else if (op == OP_WR_PLAIN || op == OP_POST_SEND_PLAIN ||
-		 op == OP_POLL_PLAIN)
+		 op == OP_POST_LIST_PLAIN || op == OP_POLL_PLAIN)
 		b->s = &b->e.src[BD_SENDER_PLAIN];
 	b->sge.addr = (uintptr_t)&b->value;
 	b->sge.length = 8;
@@ -176,6 +229,13 @@ int main(int argc, char **argv)
 	b->wr.opcode = IBV_WR_RDMA_WRITE;
 	b->wr.wr.rdma.remote_addr = (uintptr_t)b->e.buf;
 	b->wr.wr.rdma.rkey = b->e.mr->rkey;
+	for (i = 0; i < LIST_LEN; i++) {
+		b->list_sge[i] = b->sge;
+		b->list_sge[i].addr = (uintptr_t)&b->list_value[i];
+		b->list[i] = b->wr;
+		b->list[i].sg_list = &b->list_sge[i];
+		b->list[i].next = i + 1 < LIST_LEN ? &b->list[i + 1] : NULL;
+	}
 
 	for (i = 0; i < batches; i++) {
 		if (op >= OP_POLL_RAW) {
