@@ -598,16 +598,19 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 	}
 }
 
-int fabric_fds(struct pollfd *fds, int max)
+int fabric_fds(struct pollfd *fds, int max, bool answers)
 {
 	int slots[2 * FABRIC_MAX_SLOTS + 1];
-
-	int n;
+	int n, i;
 
 	if (max > 2 * FABRIC_MAX_SLOTS + 1)
 		max = 2 * FABRIC_MAX_SLOTS + 1;
 	n = fds_and_slots(fds, slots, max);
 	want_room(fds, slots, n);
+	/* our connections bring only answers: wait for room alone */
+	for (i = 1; !answers && i < n; i++)
+		if (slots[i] >= 0)
+			fds[i].events &= ~POLLIN;
 	return n;
 }
 

@@ -29,7 +29,10 @@ void fabric_forget(void);
 unsigned int fabric_serve(void);
 /* send what this pass queued for other processes */
 void fabric_flush(void);
-/* fds an idle NIC sleeps on: a request arriving wakes it */
-int fabric_fds(struct pollfd *fds, int max);
+/*
+ * fds an idle NIC sleeps on: a request arriving wakes it, and so does an
+ * answer if answers is set (nic_req_awaits_answer())
+ */
+int fabric_fds(struct pollfd *fds, int max, bool answers);
 
 #endif

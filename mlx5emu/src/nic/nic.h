@@ -464,6 +464,8 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		    enum nic_ack ack, const uint8_t *data, uint32_t len);
 /* The peer process is gone: nothing in flight will be answered. */
 void nic_req_lost(struct nic_qp *qp);
+/* would the application notice an answer now (see requester.c)? */
+bool nic_req_awaits_answer(const struct nic_qp *qp);
 /* a requester CQE for send WQE idx: a syndrome makes it an error CQE */
 int nic_req_cqe(struct nic_qp *qp, uint16_t idx, uint8_t opcode,
 		uint8_t syndrome, uint32_t byte_cnt);

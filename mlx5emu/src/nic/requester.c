@@ -390,6 +390,35 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 	return pending + req_complete(qp);
 }
 
+/*
+ * Does the application wait for an answer to what is in flight: a
+ * completion it asked for, READ data or an atomic's result, or room for
+ * WQEs the window holds back? The answers to the rest (unsignaled WRITEs
+ * and SENDs) only free window slots, so a sleeping NIC need not wake for
+ * them: it reads them when something else wakes it. In a round trip the
+ * peer's answer comes just before its next request, and the wake-up
+ * saved is one of the four per message a two-core machine pays for.
+ */
+bool nic_req_awaits_answer(const struct nic_qp *qp)
+{
+	uint32_t i;
+
+	if (qp->state != NIC_QPS_RTS || qp->fl_head == qp->fl_tail)
+		return false;
+	if (qp->sq_sent != nic_sq_doorbell(qp))
+		return true;
+	for (i = qp->fl_head; i != qp->fl_tail; i++) {
+		const struct nic_flight *f = &qp->fl[i % NIC_WINDOW];
+		const struct nic_opcode *op = nic_opcode(f->opcode);
+
+		if (f->ack == NIC_PENDING &&
+		    (f->signaled ||
+		     (op && (op->flags & (NIC_OPF_READ | NIC_OPF_ATOMIC)))))
+			return true;
+	}
+	return false;
+}
+
 void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		    enum nic_ack ack, const uint8_t *data, uint32_t len)
 {

@@ -73,6 +73,7 @@ static unsigned int nic_pass(unsigned int *sq_work)
 	unsigned int work = 0;
 	struct emu_list *pos, *tmp;
 
+	nic.awaits_answer = false;
 	emu_list_for_each_safe(pos, tmp, &nic.qps)
 	{
 		struct emu_nic_qp *q =
@@ -80,6 +81,8 @@ static unsigned int nic_pass(unsigned int *sq_work)
 
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
+		if (nic_req_awaits_answer(&q->nq))
+			nic.awaits_answer = true;
 	}
 	*sq_work = work;
 	fabric_flush();
@@ -130,7 +133,7 @@ static void stat_refresh(void)
 static void nic_sleep(unsigned int us)
 {
 	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 2];
-	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1);
+	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1, nic.awaits_answer);
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	/* so does a doorbell, on a page protected for the purpose */
@@ -143,6 +146,11 @@ static void nic_sleep(unsigned int us)
 	/* a request from a peer process ends the sleep early */
 	ppoll(fds, n, &ts, NULL);
 	pthread_mutex_lock(&nic.lock);
+	/*
+	 * Answers that did not wake us are read before the SQs are looked
+	 * at, so that a long sleep does not look like a lost answer.
+	 */
+	fabric_serve();
 }
 
 static void *nic_thread(void *arg)
