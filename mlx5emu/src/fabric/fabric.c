@@ -45,6 +45,7 @@
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
 #include "fabric.h"
+#include "tcp.h"
 #include "wire.h"
 #include "../mlx5emu.h"
 
@@ -68,13 +69,19 @@ struct fabric_conn {
 	size_t roff, rlen, rcap, wlen, wcap;
 	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
 	int slot; /* a peer's connection: the slot it proved, or -1 */
+	bool tcp; /* to or from another host (tcp.c) */
+	bool greeted; /* ours over TCP: the callee's hello was checked */
 };
+
+/* the listening sockets come first in a poll set: unix, then TCP */
+#define FAB_NLISTEN 2
 
 static struct {
 	pthread_once_t once;
 	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
 	int slot; /* -1: none could be bound */
 	int listen_fd;
+	int tcp_fd; /* listening for other hosts, or -1 */
 	struct fabric_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
 	struct fabric_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
@@ -87,6 +94,7 @@ static struct {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
 	.listen_fd = -1,
+	.tcp_fd = -1,
 };
 
 static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
@@ -97,27 +105,47 @@ static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 	return fabric_sockaddr(sa, getuid(), emu_cfg.fabric, what);
 }
 
+/*
+ * The first free slot of this host's (all of them on a fabric of one
+ * host): its name here and, across hosts, its TCP port too.
+ */
 static void fabric_bind_slot(void)
 {
+	int fd = -1, tcp = -1, s, first, count;
 	struct sockaddr_un sa;
-	int fd, s;
 
 	for (s = 0; s < FABRIC_MAX_SLOTS; s++)
 		fabric.out[s].fd = -1;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return;
-	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
+	fabric_tcp_slots(&first, &count);
+	for (s = first; s < first + count; s++) {
 		socklen_t len = fabric_addr(&sa, s);
 
-		if (!bind(fd, (struct sockaddr *)&sa, len))
+		if (fd < 0)
+			fd = socket(AF_UNIX,
+				    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				    0);
+		if (fd < 0)
+			return;
+		if (bind(fd, (struct sockaddr *)&sa, len))
+			continue;
+		if (!fabric_tcp_on())
 			break;
-	}
-	if (s == FABRIC_MAX_SLOTS || listen(fd, 64)) {
+		tcp = fabric_tcp_listen(s);
+		if (tcp >= 0)
+			break;
+		/* its port is taken: the name goes with this socket */
 		close(fd);
+		fd = -1;
+	}
+	if (s == first + count || listen(fd, 64)) {
+		if (fd >= 0)
+			close(fd);
+		if (tcp >= 0)
+			close(tcp);
 		return;
 	}
 	fabric.listen_fd = fd;
+	fabric.tcp_fd = tcp;
 	fabric.slot = s;
 }
 
@@ -168,6 +196,12 @@ static void conn_init(struct fabric_conn *c, int fd)
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	c->slot = -1;
+}
+
+static void conn_init_tcp(struct fabric_conn *c, int fd)
+{
+	conn_init(c, fd);
+	c->tcp = true;
 }
 
 static void conn_close(struct fabric_conn *c)
@@ -385,6 +419,47 @@ static int recv_hello(struct fabric_conn *c)
 	return 1;
 }
 
+/*
+ * A caller from another host: its hello, checked, then ours in answer.
+ * 1 when c now speaks for a slot, 0 when the hello is not all there, -1
+ * when it does not belong on our fabric.
+ */
+static int tcp_hello_in(struct fabric_conn *c)
+{
+	struct fabric_tcp_hello hello;
+	uint8_t *f = conn_peek(c, sizeof(hello));
+
+	if (!f)
+		return 0;
+	memcpy(&hello, f, sizeof(hello));
+	if (!fabric_tcp_hello_ok(c->fd, &hello, -1, fabric.slot))
+		return -1;
+	c->roff += sizeof(hello);
+	c->slot = hello.from;
+	f = conn_reserve(c, sizeof(hello));
+	if (!f)
+		return -1;
+	fabric_tcp_hello(&hello, fabric.slot, c->slot);
+	memcpy(f, &hello, sizeof(hello));
+	return 1;
+}
+
+/* ours to another host: the callee's hello comes before its answers */
+static int tcp_hello_back(struct fabric_conn *c)
+{
+	struct fabric_tcp_hello hello;
+	uint8_t *f = conn_peek(c, sizeof(hello));
+
+	if (!f)
+		return 0;
+	memcpy(&hello, f, sizeof(hello));
+	if (!fabric_tcp_hello_ok(c->fd, &hello, c->slot, fabric.slot))
+		return -1;
+	c->roff += sizeof(hello);
+	c->greeted = true;
+	return 1;
+}
+
 /* ---- the responder side: requests from peer processes ---- */
 
 /* Answer one request; its answer is appended to the connection. */
@@ -473,7 +548,7 @@ static int serve_conn(struct fabric_conn *c)
 		return -1;
 	if (conn_backlog(c))
 		return 0;
-	if (c->slot < 0) {
+	if (c->slot < 0 && !c->tcp) {
 		eof = recv_hello(c);
 		if (eof <= 0)
 			return eof;
@@ -481,6 +556,12 @@ static int serve_conn(struct fabric_conn *c)
 	eof = conn_fill(c);
 	if (eof < 0)
 		return -1;
+	if (c->slot < 0) {
+		n = tcp_hello_in(c);
+		if (n <= 0)
+			return n < 0 || eof ? -1 : 0;
+		n = 0;
+	}
 	while ((f = conn_peek(c, sizeof(req)))) {
 		const struct nic_opcode *op;
 
@@ -541,6 +622,12 @@ static int answer_conn(struct fabric_conn *c)
 
 	if (eof < 0)
 		return -1;
+	if (c->tcp && !c->greeted) {
+		n = tcp_hello_back(c);
+		if (n <= 0)
+			return n < 0 || eof ? -1 : 0;
+		n = 0;
+	}
 	while ((f = conn_peek(c, sizeof(resp)))) {
 		memcpy(&resp, f, sizeof(resp));
 		if (resp.type != FAB_RESP || resp.len > (1u << 30))
@@ -558,14 +645,18 @@ static int answer_conn(struct fabric_conn *c)
 	return eof ? -1 : n;
 }
 
-/* listen fd, then the connections peers opened, then ours */
+/* listening fds, then the connections peers opened, then ours */
 static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 {
 	int n = 0, i;
 
-	if (fabric.listen_fd < 0 || max < 1)
+	if (fabric.listen_fd < 0 || max < FAB_NLISTEN)
 		return 0;
 	fds[n].fd = fabric.listen_fd;
+	fds[n].events = POLLIN;
+	slots[n++] = -1;
+	/* poll() skips a negative fd: one host, no TCP */
+	fds[n].fd = fabric.tcp_fd;
 	fds[n].events = POLLIN;
 	slots[n++] = -1;
 	for (i = 0; i < fabric.nin && n < max; i++) {
@@ -588,10 +679,10 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 {
 	int i;
 
-	for (i = 1; i < n; i++) {
-		const struct fabric_conn *c = slots[i] < 0 ?
-						      &fabric.in[i - 1] :
-						      &fabric.out[slots[i]];
+	for (i = FAB_NLISTEN; i < n; i++) {
+		const struct fabric_conn *c =
+			slots[i] < 0 ? &fabric.in[i - FAB_NLISTEN] :
+				       &fabric.out[slots[i]];
 
 		if (c->wlen)
 			fds[i].events |= POLLOUT;
@@ -600,12 +691,11 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 
 int fabric_fds(struct pollfd *fds, int max)
 {
-	int slots[2 * FABRIC_MAX_SLOTS + 1];
-
+	int slots[FABRIC_MAX_FDS];
 	int n;
 
-	if (max > 2 * FABRIC_MAX_SLOTS + 1)
-		max = 2 * FABRIC_MAX_SLOTS + 1;
+	if (max > FABRIC_MAX_FDS)
+		max = FABRIC_MAX_FDS;
 	n = fds_and_slots(fds, slots, max);
 	want_room(fds, slots, n);
 	return n;
@@ -624,15 +714,15 @@ static bool answers_waiting(void)
 
 unsigned int fabric_serve(void)
 {
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
-	int slots[2 * FABRIC_MAX_SLOTS + 1];
+	struct pollfd fds[FABRIC_MAX_FDS];
+	int slots[FABRIC_MAX_FDS];
 	unsigned int served = 0;
 	int i, n, r, fd, nin;
 
 	if (fabric.listen_fd < 0)
 		return 0;
 	/* one syscall tells whether anyone connected, asked or answered */
-	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
+	n = fds_and_slots(fds, slots, FABRIC_MAX_FDS);
 	r = poll(fds, n, 0);
 	if (r <= 0 && !answers_waiting())
 		return 0;
@@ -640,7 +730,7 @@ unsigned int fabric_serve(void)
 		fds[i].revents = 0;
 	nin = fabric.nin;
 	/* answers first: they free our window */
-	for (i = 1 + nin; i < n; i++) {
+	for (i = FAB_NLISTEN + nin; i < n; i++) {
 		if (!fds[i].revents)
 			continue;
 		r = answer_conn(&fabric.out[slots[i]]);
@@ -649,9 +739,9 @@ unsigned int fabric_serve(void)
 		else
 			served += r;
 	}
-	/* fds[i + 1] is in[i]; accepted ones come next round */
+	/* fds[FAB_NLISTEN + i] is in[i]; accepted ones come next round */
 	for (i = nin - 1; i >= 0; i--) {
-		if (!fds[i + 1].revents && !fabric.in[i].wlen)
+		if (!fds[FAB_NLISTEN + i].revents && !fabric.in[i].wlen)
 			continue;
 		r = serve_conn(&fabric.in[i]);
 		if (r < 0)
@@ -667,6 +757,15 @@ unsigned int fabric_serve(void)
 				continue;
 			}
 			conn_init(&fabric.in[fabric.nin++], fd);
+		}
+	/* the hello tells whom it speaks for: no credentials to ask */
+	if (fds[1].revents)
+		while ((fd = fabric_tcp_accept(fabric.tcp_fd)) >= 0) {
+			if (fabric.nin == FABRIC_MAX_SLOTS) {
+				close(fd);
+				continue;
+			}
+			conn_init_tcp(&fabric.in[fabric.nin++], fd);
 		}
 	return served;
 }
@@ -691,6 +790,32 @@ void fabric_flush(void)
 }
 
 /*
+ * Our new connection to a process of another host: on its way (the
+ * connect ends in a later pass), our hello first in its output.
+ */
+static struct fabric_conn *tcp_conn(int slot)
+{
+	struct fabric_conn *c = &fabric.out[slot];
+	struct fabric_tcp_hello hello;
+	uint8_t *p;
+	int fd;
+
+	fd = fabric_tcp_connect(slot);
+	if (fd < 0)
+		return NULL;
+	conn_init_tcp(c, fd);
+	c->slot = slot;
+	p = conn_reserve(c, sizeof(hello));
+	if (!p) {
+		conn_close(c);
+		return NULL;
+	}
+	fabric_tcp_hello(&hello, fabric.slot, slot);
+	memcpy(p, &hello, sizeof(hello));
+	return c;
+}
+
+/*
  * Our connection to a peer, or NULL with *busy when its backlog is full
  * (try again later) or clear when nobody answers there (or it timed out
  * a moment ago).
@@ -707,6 +832,8 @@ static struct fabric_conn *peer_conn(int slot, bool *busy)
 		return c;
 	if (fabric_clock() < fabric.dead_until[slot])
 		return NULL;
+	if (fabric_tcp_remote(slot))
+		return tcp_conn(slot);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return NULL;
@@ -839,6 +966,9 @@ void fabric_atfork_child(void)
 	if (fabric.listen_fd >= 0)
 		close(fabric.listen_fd);
 	fabric.listen_fd = -1;
+	if (fabric.tcp_fd >= 0)
+		close(fabric.tcp_fd);
+	fabric.tcp_fd = -1;
 	fabric.slot = -1;
 	for (i = 0; i < fabric.nin; i++)
 		conn_close(&fabric.in[i]);
