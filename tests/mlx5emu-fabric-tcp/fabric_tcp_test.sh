@@ -12,12 +12,36 @@
 #           namespace), running PROGRAM (tests/mpi's ping-pong)
 #   vanish  the server of an ib_write_bw run is killed: the client's QP
 #           fails with RETRY_EXC_ERR (status 12)
+#   launcher  (no namespaces) --peers refused without the secret or when
+#           no entry is this host; --host-index=1 gives host 1's LID/GUID
 #
 # PORT is perftest's and UCX's out-of-band port; the fabric's are above.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/two_hosts.sh"
 : "${MLX5EMU:?}"
 case=$1 oob=$2
+
+# launcher DEVINFO: what the launcher refuses, and the names of host 1
+if [ "$case" = launcher ]; then
+	devinfo=$3
+	peers=127.0.0.1:$oob,[::2]:$oob
+	rc=0
+	env -u MLX5EMU_FABRIC_SECRET "$MLX5EMU" run --peers="$peers" -- \
+		true || rc=$?
+	[ $rc -eq 2 ] || die "--peers without a secret: exit $rc, not 2"
+	export MLX5EMU_FABRIC_SECRET=launcher-test
+	rc=0
+	"$MLX5EMU" run --peers=192.0.2.1:1,192.0.2.2:1 -- true || rc=$?
+	[ $rc -eq 2 ] || die "--peers naming no address of here: exit $rc"
+	info=$("$MLX5EMU" run --peers="$peers" --host-index=1 -- "$devinfo" -v)
+	grep -q 'port_lid:[[:space:]]*17$' <<<"$info" ||
+		die "host 1's port LID is not 17: $info"
+	grep -q 'node_guid:[[:space:]]*0002:c903:00e5:a100$' <<<"$info" ||
+		die "host 1's node GUID does not carry its index: $info"
+	echo "launcher: refusals and host 1's LID and GUID as documented"
+	exit 0
+fi
+
 two_hosts $((oob + 1))
 scratch_dir out
 echo "hosts $HOST_A and $HOST_B, --peers=$PEERS"

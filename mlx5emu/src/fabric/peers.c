@@ -102,7 +102,8 @@ int fabric_peers_parse(const char *list, struct fabric_peers *p, char *err,
 		s += len + 1;
 	}
 	if (p->n < 2) {
-		snprintf(err, errlen, "a fabric across hosts needs two");
+		snprintf(err, errlen,
+			 "two or more ADDR:PORT (one host needs no list)");
 		return -1;
 	}
 	return 0;
