@@ -12,6 +12,8 @@
 #           namespace), running PROGRAM (tests/mpi's ping-pong)
 #   vanish  the server of an ib_write_bw run is killed: the client's QP
 #           fails with RETRY_EXC_ERR (status 12)
+#   trust   a client given another MLX5EMU_FABRIC_SECRET: its hello is
+#           refused, its QP fails with RETRY_EXC_ERR (status 12)
 #   launcher  (no namespaces) --peers refused without the secret or when
 #           no entry is this host; --host-index=1 gives host 1's LID/GUID
 #
@@ -133,6 +135,20 @@ mpi)
 		die "the Open MPI ping-pong across the hosts failed"
 	grep -qx "$HOST_B" "$out/agent" ||
 		die "mpirun did not start a rank on host B"
+	;;
+trust)
+	emu_a ib_write_bw -p "$oob" -n 100 >"$out/srv" 2>&1 &
+	spid=$!
+	at_exit "kill $spid 2>/dev/null"
+	on_a_listening "$oob" "$spid" || die "the server does not listen"
+	rc=0
+	MLX5EMU_FABRIC_SECRET=not-the-secret emu_b ib_write_bw -p "$oob" \
+		-n 100 "$HOST_A" >"$out/cli" 2>&1 || rc=$?
+	cat "$out/cli"
+	[ $rc -ne 0 ] || die "a client with another secret wrote"
+	grep -q 'status 12' "$out/cli" ||
+		die "the client's QP did not fail with RETRY_EXC_ERR (12)"
+	echo "another secret: refused, RETRY_EXC_ERR"
 	;;
 vanish)
 	emu_a ib_write_bw -p "$oob" -D 60 >"$out/srv" 2>&1 &

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Links between QPs: a direct call when both ends live in this process, a
- * request/response exchange over unix stream sockets otherwise.
+ * request/response exchange over unix stream sockets otherwise, or over
+ * TCP to a process of another host (tcp.c: how those connections open;
+ * here they are buffered and served like the unix ones).
  *
  * Every process of a fabric binds "\0mlx5emu.<uid>.<len>.<fabric>.<slot>" in
- * the abstract namespace for the first free slot: the kernel frees the name
+ * the abstract namespace for the first free slot of its host's: the kernel frees the name
  * when the process dies, so a crash leaves no file, segment or stale slot
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED). The
@@ -70,7 +72,8 @@ struct fabric_conn {
 	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
 	int slot; /* a peer's connection: the slot it proved, or -1 */
 	bool tcp; /* to or from another host (tcp.c) */
-	bool greeted; /* ours over TCP: the callee's hello was checked */
+	bool greeted; /* over TCP: the other end's hello was checked */
+	size_t hold_at; /* ours over TCP: what may leave before it was */
 };
 
 /* the listening sockets come first in a poll set: unix, then TCP */
@@ -247,16 +250,23 @@ static uint64_t fabric_clock(void)
 	return fabric.clock;
 }
 
+/* our requests wait until the callee has shown it is on our fabric */
+static size_t conn_sendable(const struct fabric_conn *c)
+{
+	return c->tcp && !c->greeted && c->wlen > c->hold_at ? c->hold_at :
+							       c->wlen;
+}
+
 /*
  * Write what the socket takes, never waiting: the rest stays buffered for
  * a later pass. -1 when the peer is gone, or took nothing for FAB_WAIT_MS.
  */
 static int conn_flush(struct fabric_conn *c)
 {
-	size_t off = 0;
+	size_t off = 0, end = conn_sendable(c);
 
-	while (off < c->wlen) {
-		ssize_t n = send(c->fd, c->wbuf + off, c->wlen - off,
+	while (off < end) {
+		ssize_t n = send(c->fd, c->wbuf + off, end - off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
@@ -270,6 +280,7 @@ static int conn_flush(struct fabric_conn *c)
 	if (off) {
 		memmove(c->wbuf, c->wbuf + off, c->wlen - off);
 		c->wlen -= off;
+		c->hold_at -= c->greeted ? 0 : off;
 		c->stuck_since = 0;
 	}
 	if (!c->wlen)
@@ -420,11 +431,11 @@ static int recv_hello(struct fabric_conn *c)
 }
 
 /*
- * A caller from another host: its hello, checked, then ours in answer.
- * 1 when c now speaks for a slot, 0 when the hello is not all there, -1
- * when it does not belong on our fabric.
+ * The other end's hello over TCP, checked: it speaks for slot from (-1:
+ * any slot of another host). 1 when it was there and good, 0 when it is
+ * not all there yet, -1 when it does not belong on our fabric.
  */
-static int tcp_hello_in(struct fabric_conn *c)
+static int tcp_hello_read(struct fabric_conn *c, int from)
 {
 	struct fabric_tcp_hello hello;
 	uint8_t *f = conn_peek(c, sizeof(hello));
@@ -432,32 +443,33 @@ static int tcp_hello_in(struct fabric_conn *c)
 	if (!f)
 		return 0;
 	memcpy(&hello, f, sizeof(hello));
-	if (!fabric_tcp_hello_ok(c->fd, &hello, -1, fabric.slot))
+	if (!fabric_tcp_hello_ok(c->fd, &hello, from, fabric.slot))
 		return -1;
 	c->roff += sizeof(hello);
 	c->slot = hello.from;
-	f = conn_reserve(c, sizeof(hello));
-	if (!f)
-		return -1;
-	fabric_tcp_hello(&hello, fabric.slot, c->slot);
-	memcpy(f, &hello, sizeof(hello));
+	c->greeted = true;
 	return 1;
 }
 
-/* ours to another host: the callee's hello comes before its answers */
-static int tcp_hello_back(struct fabric_conn *c)
+/* our hello to slot, next in c's output */
+static int tcp_hello_queue(struct fabric_conn *c, int slot)
 {
 	struct fabric_tcp_hello hello;
-	uint8_t *f = conn_peek(c, sizeof(hello));
+	uint8_t *p = conn_reserve(c, sizeof(hello));
 
-	if (!f)
-		return 0;
-	memcpy(&hello, f, sizeof(hello));
-	if (!fabric_tcp_hello_ok(c->fd, &hello, c->slot, fabric.slot))
+	if (!p)
 		return -1;
-	c->roff += sizeof(hello);
-	c->greeted = true;
-	return 1;
+	fabric_tcp_hello(&hello, fabric.slot, slot);
+	memcpy(p, &hello, sizeof(hello));
+	return 0;
+}
+
+/* a caller from another host: its hello, then ours in answer */
+static int tcp_hello_in(struct fabric_conn *c)
+{
+	int r = tcp_hello_read(c, -1);
+
+	return r <= 0 ? r : tcp_hello_queue(c, c->slot) ? -1 : 1;
 }
 
 /* ---- the responder side: requests from peer processes ---- */
@@ -623,7 +635,7 @@ static int answer_conn(struct fabric_conn *c)
 	if (eof < 0)
 		return -1;
 	if (c->tcp && !c->greeted) {
-		n = tcp_hello_back(c);
+		n = tcp_hello_read(c, c->slot);
 		if (n <= 0)
 			return n < 0 || eof ? -1 : 0;
 		n = 0;
@@ -684,7 +696,7 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 			slots[i] < 0 ? &fabric.in[i - FAB_NLISTEN] :
 				       &fabric.out[slots[i]];
 
-		if (c->wlen)
+		if (conn_sendable(c))
 			fds[i].events |= POLLOUT;
 	}
 }
@@ -796,8 +808,6 @@ void fabric_flush(void)
 static struct fabric_conn *tcp_conn(int slot)
 {
 	struct fabric_conn *c = &fabric.out[slot];
-	struct fabric_tcp_hello hello;
-	uint8_t *p;
 	int fd;
 
 	fd = fabric_tcp_connect(slot);
@@ -805,13 +815,11 @@ static struct fabric_conn *tcp_conn(int slot)
 		return NULL;
 	conn_init_tcp(c, fd);
 	c->slot = slot;
-	p = conn_reserve(c, sizeof(hello));
-	if (!p) {
+	c->hold_at = sizeof(struct fabric_tcp_hello);
+	if (tcp_hello_queue(c, slot)) {
 		conn_close(c);
 		return NULL;
 	}
-	fabric_tcp_hello(&hello, fabric.slot, slot);
-	memcpy(p, &hello, sizeof(hello));
 	return c;
 }
 

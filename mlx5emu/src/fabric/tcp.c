@@ -84,14 +84,20 @@ static void tune(int fd)
 	set_opt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, FAB_TCP_DEAD_MS);
 }
 
+/* a non-blocking socket for slot's address, in *a */
+static int slot_socket(int slot, union fabric_addr *a, socklen_t *len)
+{
+	*len = slot_addr(slot, a);
+	return socket(a->sa.sa_family,
+		      SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+}
+
 int fabric_tcp_listen(int slot)
 {
 	union fabric_addr a;
-	socklen_t len = slot_addr(slot, &a);
-	int fd;
+	socklen_t len;
+	int fd = slot_socket(slot, &a, &len);
 
-	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    0);
 	if (fd < 0)
 		return -1;
 	/* a slot's next process binds its port past the last one's TIME_WAIT */
@@ -106,11 +112,9 @@ int fabric_tcp_listen(int slot)
 int fabric_tcp_connect(int slot)
 {
 	union fabric_addr a, self = peers()->addr[peers()->self];
-	socklen_t len = slot_addr(slot, &a);
-	int fd;
+	socklen_t len;
+	int fd = slot_socket(slot, &a, &len);
 
-	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    0);
 	if (fd < 0)
 		return -1;
 	tune(fd);
