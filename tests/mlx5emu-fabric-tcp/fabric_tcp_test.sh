@@ -33,7 +33,7 @@ if [ "$case" = launcher ]; then
 	[ $rc -eq 2 ] || die "--peers without a secret: exit $rc, not 2"
 	export MLX5EMU_FABRIC_SECRET=launcher-test
 	rc=0
-	"$MLX5EMU" run --peers=192.0.2.1:1,192.0.2.2:1 -- true || rc=$?
+	"$MLX5EMU" run --peers=203.0.113.71:1,203.0.113.72:1 -- true || rc=$?
 	[ $rc -eq 2 ] || die "--peers naming no address of here: exit $rc"
 	info=$("$MLX5EMU" run --peers="$peers" --host-index=1 -- "$devinfo" -v)
 	grep -q 'port_lid:[[:space:]]*17$' <<<"$info" ||
@@ -107,8 +107,8 @@ rc)
 	done
 	;;
 ud)
-	server_client ib_send_lat -c UD -p "$oob" -n 2000 -- \
-		-c UD -p "$oob" -n 2000 "$HOST_A"
+	server_client ib_send_lat -c UD -p "$oob" -n 500 -- \
+		-c UD -p "$oob" -n 500 "$HOST_A"
 	;;
 ucx)
 	export UCX_TLS=rc_mlx5,ud_mlx5,self

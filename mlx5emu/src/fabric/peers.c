@@ -4,6 +4,7 @@
  * of its hosts this one is.
  */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -109,20 +110,33 @@ int fabric_peers_parse(const char *list, struct fabric_peers *p, char *err,
 	return 0;
 }
 
-/* an address of this host's (of this network namespace's) */
-static bool is_local(const union fabric_addr *addr, socklen_t len)
+static bool same_ip(const union fabric_addr *a, const struct sockaddr *b)
 {
-	union fabric_addr any = *addr;
-	int fd, ret;
-
-	fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (a->sa.sa_family != b->sa_family)
 		return false;
-	/* port 0: the test must not collide with a listener */
-	fabric_addr_set_port(&any, 0);
-	ret = bind(fd, &any.sa, len);
-	close(fd);
-	return !ret;
+	if (b->sa_family == AF_INET)
+		return a->in.sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&a->in6.sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr,
+		       sizeof(struct in6_addr));
+}
+
+/*
+ * An address of one of this host's (this network namespace's) interfaces:
+ * not "bind() works", which ip_nonlocal_bind makes true of any address.
+ */
+static bool is_local(const union fabric_addr *addr)
+{
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next)
+		found = i->ifa_addr && same_ip(addr, i->ifa_addr);
+	freeifaddrs(ifa);
+	return found;
 }
 
 int fabric_peers_find_self(struct fabric_peers *p, const char *index, char *err,
@@ -145,7 +159,7 @@ int fabric_peers_find_self(struct fabric_peers *p, const char *index, char *err,
 		return 0;
 	}
 	for (i = 0; i < p->n; i++)
-		if (is_local(&p->addr[i], p->addr_len[i])) {
+		if (is_local(&p->addr[i])) {
 			p->self = i;
 			found++;
 		}
