@@ -112,7 +112,7 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 	[EMU_OPTION_HOST_INDEX] = {
 		.name = "host-index", .var = "MLX5EMU_HOST_INDEX", .arg = "N",
 		UINT_RANGE(0, FABRIC_MAX_HOSTS - 1),
-		.flags = EMU_OPTF_INHERIT, .unset = "the peer bound here",
+		.flags = EMU_OPTF_INHERIT, .unset = "the peer of this host",
 		.help = "this host's position in --peers (not\n"
 			"given: the one whose ADDR is this host's)",
 	},
