@@ -26,7 +26,7 @@ case=$1 oob=$2
 # launcher DEVINFO: what the launcher refuses, and the names of host 1
 if [ "$case" = launcher ]; then
 	devinfo=$3
-	peers=127.0.0.1:$oob,[::2]:$oob
+	peers="127.0.0.1:$oob,[::2]:$oob"
 	rc=0
 	env -u MLX5EMU_FABRIC_SECRET "$MLX5EMU" run --peers="$peers" -- \
 		true || rc=$?
@@ -78,6 +78,23 @@ on_a_listening() {
 		[ $tries -gt 0 ] || return 1
 		sleep 0.1
 	done
+}
+
+# write_server ARGS...: an ib_write_bw server on host A, listening
+write_server() {
+	emu_a ib_write_bw -p "$oob" "$@" >"$out/srv" 2>&1 &
+	spid=$!
+	at_exit "kill $spid 2>/dev/null"
+	on_a_listening "$oob" "$spid" || die "the server does not listen"
+}
+
+# client_failed_retry_exc STATUS WHY: the client (exit STATUS) failed,
+# else WHY; its QP with IBV_WC_RETRY_EXC_ERR
+client_failed_retry_exc() {
+	cat "$out/cli"
+	[ "$1" -ne 0 ] || die "$2"
+	grep -q 'status 12' "$out/cli" ||
+		die "the client's QP did not fail with RETRY_EXC_ERR (12)"
 }
 
 # a connection to the fabric's first port on host A is established
@@ -137,24 +154,15 @@ mpi)
 		die "mpirun did not start a rank on host B"
 	;;
 trust)
-	emu_a ib_write_bw -p "$oob" -n 100 >"$out/srv" 2>&1 &
-	spid=$!
-	at_exit "kill $spid 2>/dev/null"
-	on_a_listening "$oob" "$spid" || die "the server does not listen"
+	write_server -n 100
 	rc=0
 	MLX5EMU_FABRIC_SECRET=not-the-secret emu_b ib_write_bw -p "$oob" \
 		-n 100 "$HOST_A" >"$out/cli" 2>&1 || rc=$?
-	cat "$out/cli"
-	[ $rc -ne 0 ] || die "a client with another secret wrote"
-	grep -q 'status 12' "$out/cli" ||
-		die "the client's QP did not fail with RETRY_EXC_ERR (12)"
+	client_failed_retry_exc $rc "a client with another secret wrote"
 	echo "another secret: refused, RETRY_EXC_ERR"
 	;;
 vanish)
-	emu_a ib_write_bw -p "$oob" -D 60 >"$out/srv" 2>&1 &
-	spid=$!
-	at_exit "kill $spid 2>/dev/null"
-	on_a_listening "$oob" "$spid" || die "the server does not listen"
+	write_server -D 60
 	emu_b ib_write_bw -p "$oob" -D 60 "$HOST_A" >"$out/cli" 2>&1 &
 	cli=$!
 	at_exit "kill $cli 2>/dev/null"
@@ -167,10 +175,7 @@ vanish)
 	# the QP's timeout (perftest: 14, 67 ms x 7 retries) ends the run
 	rc=0
 	wait "$cli" || rc=$?
-	cat "$out/cli"
-	[ $rc -ne 0 ] || die "the client did not see its peer vanish"
-	grep -q 'status 12' "$out/cli" ||
-		die "the client's QP did not fail with RETRY_EXC_ERR (12)"
+	client_failed_retry_exc $rc "the client did not see its peer vanish"
 	echo "the vanished peer: RETRY_EXC_ERR"
 	;;
 *)
