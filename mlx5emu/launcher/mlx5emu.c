@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fabric/peers.h"
 #include "model.h"
 #include "option.h"
 
@@ -97,7 +98,7 @@ static int parse_run_options(int argc, char **argv, const char **given,
 {
 	struct option longopts[EMU_NOPTIONS + 2] = {};
 	unsigned int i, n = 0, val;
-	char want[64];
+	char want[160];
 	int c;
 
 	for (i = 0; i < EMU_NOPTIONS; i++) {
@@ -247,17 +248,52 @@ static int run_child(char **argv)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * With --peers (or MLX5EMU_PEERS inherited): this host's index, which its
+ * LIDs and GUIDs carry; -1, said on stderr, when the list does not name
+ * this host or the secret is missing. 0 on a fabric of one host.
+ */
+static int run_host_index(const char **given)
+{
+	const struct emu_option *o = &emu_options[EMU_OPTION_FABRIC_SECRET];
+	const char *list = given[EMU_OPTION_PEERS] ?: getenv("MLX5EMU_PEERS");
+	const char *index =
+		given[EMU_OPTION_HOST_INDEX] ?: getenv("MLX5EMU_HOST_INDEX");
+	const char *secret = getenv(o->var);
+	struct fabric_peers peers;
+	unsigned int n;
+	char err[160];
+
+	if (!list || !*list)
+		return 0;
+	if (fabric_peers_parse(list, &peers, err, sizeof(err)) ||
+	    fabric_peers_find_self(&peers, index, err, sizeof(err))) {
+		fprintf(stderr, "mlx5emu: --peers: %s\n", err);
+		return -1;
+	}
+	if (!secret || emu_option_parse(o, secret, &n, err, sizeof(err))) {
+		fprintf(stderr,
+			"mlx5emu: --peers needs %s: %u..%u characters that every host is given\n",
+			o->var, o->min, o->max);
+		return -1;
+	}
+	return peers.self;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *given[EMU_NOPTIONS] = {};
 	const char *tmpdir = getenv("TMPDIR"), *uar, *stat_dir;
 	char tmpl[PATH_MAX], sys[PATH_MAX + 8], stat[PATH_MAX + 8];
 	char lib[PATH_MAX];
-	int cmd, status, ret;
+	int cmd, status, ret, host;
 
 	cmd = parse_run_options(argc, argv, given, &status);
 	if (cmd < 0)
 		return status;
+	host = run_host_index(given);
+	if (host < 0)
+		return 2;
 	uar = given[EMU_OPTION_UAR] ? given[EMU_OPTION_UAR] : "";
 	if (run_uint(given, EMU_OPTION_UARS_PER_PAGE) > 1 &&
 	    !strcmp(uar, "static")) {
@@ -282,7 +318,7 @@ static int cmd_run(int argc, char **argv)
 		sys,
 		emu_model_find(given[EMU_OPTION_MODEL] ?:
 				       emu_options[EMU_OPTION_MODEL].def),
-		run_uint(given, EMU_OPTION_DEVICES),
+		host, run_uint(given, EMU_OPTION_DEVICES),
 		run_uint(given, EMU_OPTION_PORTS));
 	if (!ret && mkdir(stat, 0755) && errno != EEXIST)
 		ret = -errno;

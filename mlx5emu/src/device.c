@@ -89,6 +89,36 @@ static void parse_fault_env(struct emu_fault_cfg *f)
 		f->cq_overrun || f->port_down;
 }
 
+/*
+ * MLX5EMU_PEERS: the hosts of the fabric and which one this is. A list
+ * that cannot be used here (the launcher refuses it first) leaves the
+ * fabric to this host, said once.
+ */
+static void parse_peers_env(void)
+{
+	const char *list = getenv(emu_options[EMU_OPTION_PEERS].var);
+	const char *secret;
+	char err[160];
+
+	if (!list || !*list)
+		return;
+	env_option(EMU_OPTION_FABRIC_SECRET, &secret);
+	if (fabric_peers_parse(list, &emu_cfg.peers, err, sizeof(err)) ||
+	    fabric_peers_find_self(
+		    &emu_cfg.peers,
+		    getenv(emu_options[EMU_OPTION_HOST_INDEX].var), err,
+		    sizeof(err)) ||
+	    (!secret && snprintf(err, sizeof(err), "no %s",
+				 emu_options[EMU_OPTION_FABRIC_SECRET].var))) {
+		fprintf(stderr, "mlx5emu: %s: %s; the fabric is this host's\n",
+			emu_options[EMU_OPTION_PEERS].var, err);
+		memset(&emu_cfg.peers, 0, sizeof(emu_cfg.peers));
+		return;
+	}
+	snprintf(emu_cfg.fabric_secret, sizeof(emu_cfg.fabric_secret), "%s",
+		 secret);
+}
+
 static void parse_env(void)
 {
 	const char *v;
@@ -131,6 +161,7 @@ static void parse_env(void)
 	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
 	emu_cfg.doorbell_trap = env_option(EMU_OPTION_DOORBELL_TRAP, NULL);
 	parse_fault_env(&emu_cfg.fault);
+	parse_peers_env();
 }
 
 static void init_once(void)
@@ -144,10 +175,10 @@ static void init_once(void)
 
 		dev->index = i;
 		snprintf(dev->name, sizeof(dev->name), "mlx5_%u", i);
-		dev->node_guid = emu_node_guid(i);
+		dev->node_guid = emu_node_guid(emu_cfg.peers.self, i);
 		for (p = 1; p <= emu_cfg.nports; p++) {
-			dev->port[p - 1].lid =
-				emu_port_lid(i, emu_cfg.nports, p);
+			dev->port[p - 1].lid = emu_port_lid(
+				emu_cfg.peers.self, i, emu_cfg.nports, p);
 			dev->port[p - 1].state = 4; /* IB_PORT_ACTIVE */
 		}
 		pthread_mutex_init(&dev->lock, NULL);

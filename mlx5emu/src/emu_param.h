@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "fault_spec.h"
+#include "fabric/peers.h"
 #include "model.h"
 
 #define EMU_MAX_FDS 65536
@@ -75,6 +76,8 @@ struct emu_config {
 	bool doorbell_trap; /* doorbells wake the NIC (nic/doorbell_trap.c) */
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
+	struct fabric_peers peers; /* its hosts; n = 0: this one only */
+	char fabric_secret[FABRIC_SECRET_MAX + 1]; /* what TCP peers show */
 	bool nic_spin; /* the NIC thread never sleeps */
 	enum emu_nic_sched nic_sched; /* the class it asks for */
 	unsigned int nic_idle_us; /* its longest sleep, 0: 1 us */

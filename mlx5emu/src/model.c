@@ -80,15 +80,21 @@ const struct emu_model *emu_model_default(void)
 	return &models[1];
 }
 
-/* Mellanox OUI 00:02:c9, device index in the low bits */
-uint64_t emu_node_guid(unsigned int dev_index)
+/* Mellanox OUI 00:02:c9, host and device index in the low bits */
+uint64_t emu_node_guid(unsigned int host, unsigned int dev_index)
 {
-	return 0x0002c90300e5a000ULL + ((uint64_t)dev_index << 4);
+	return 0x0002c90300e5a000ULL + ((uint64_t)host << 8) +
+	       ((uint64_t)dev_index << 4);
 }
 
-/* Unique per process only: LIDs do not yet come from the fabric. */
-uint16_t emu_port_lid(unsigned int dev_index, unsigned int nports,
-		      unsigned int port)
+/*
+ * The processes of a host share its LIDs (a QPN names the process); the
+ * hosts of a fabric have LIDs of their own, so an address handle or a
+ * path names a host.
+ */
+uint16_t emu_port_lid(unsigned int host, unsigned int dev_index,
+		      unsigned int nports, unsigned int port)
 {
-	return 1 + dev_index * nports + (port - 1);
+	return 1 + host * EMU_MAX_DEVICES * EMU_MAX_PORTS + dev_index * nports +
+	       (port - 1);
 }

@@ -41,9 +41,10 @@ struct emu_model {
 
 const struct emu_model *emu_model_find(const char *name);
 const struct emu_model *emu_model_default(void);
-uint64_t emu_node_guid(unsigned int dev_index);
-uint16_t emu_port_lid(unsigned int dev_index, unsigned int nports,
-		      unsigned int port);
+/* host: the index in --peers (0 on a fabric of one host) */
+uint64_t emu_node_guid(unsigned int host, unsigned int dev_index);
+uint16_t emu_port_lid(unsigned int host, unsigned int dev_index,
+		      unsigned int nports, unsigned int port);
 
 /*
  * Where the emulated PCI functions sit in sysfs: HCA N is function N of
@@ -54,6 +55,7 @@ uint16_t emu_port_lid(unsigned int dev_index, unsigned int nports,
 
 /* sysfs.c: the tree libibverbs reads through SYSFS_PATH */
 int emu_sysfs_write(const char *root, const struct emu_model *model,
-		    unsigned int ndevices, unsigned int nports);
+		    unsigned int host, unsigned int ndevices,
+		    unsigned int nports);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "emu_param.h"
 #include "fault_spec.h"
+#include "fabric/peers.h"
 #include "option.h"
 
 static const char *const models[] = { "cx4", "cx5", "cx6", NULL };
@@ -31,6 +32,13 @@ static int check_fault_window(const char *v, char *err, size_t errlen)
 	uint64_t at, dur;
 
 	return emu_fault_window_parse(v, &at, &dur, err, errlen);
+}
+
+static int check_peers(const char *v, char *err, size_t errlen)
+{
+	struct fabric_peers peers;
+
+	return fabric_peers_parse(v, &peers, err, errlen);
 }
 
 const struct emu_option emu_options[EMU_NOPTIONS] = {
@@ -92,6 +100,28 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 		.help = "the fabric to join (not given: inherited\n"
 			"MLX5EMU_FABRIC, else \"default\"); only\n"
 			"processes on one fabric see each other",
+	},
+	[EMU_OPTION_PEERS] = {
+		.name = "peers", .var = "MLX5EMU_PEERS", .arg = "LIST",
+		.kind = EMU_OPT_STRING, .flags = EMU_OPTF_INHERIT,
+		.check = check_peers, .unset = "this host only",
+		.help = "the fabric spans these hosts, ADDR:PORT,...\n"
+			"in one order everywhere (TCP; needs\n"
+			"MLX5EMU_FABRIC_SECRET)",
+	},
+	[EMU_OPTION_HOST_INDEX] = {
+		.name = "host-index", .var = "MLX5EMU_HOST_INDEX", .arg = "N",
+		UINT_RANGE(0, FABRIC_MAX_HOSTS - 1),
+		.flags = EMU_OPTF_INHERIT, .unset = "the peer of this host",
+		.help = "this host's position in --peers (not\n"
+			"given: the one whose ADDR is this host's)",
+	},
+	[EMU_OPTION_FABRIC_SECRET] = {
+		.var = "MLX5EMU_FABRIC_SECRET", .arg = "TEXT",
+		.kind = EMU_OPT_STRING,
+		.min = 8, .max = FABRIC_SECRET_MAX, .unset = "none",
+		.help = "shared by the hosts of --peers: a TCP peer\n"
+			"must show it (sent in clear text)",
 	},
 	[EMU_OPTION_TRACE] = {
 		.name = "trace", .var = "MLX5EMU_TRACE", .arg = "FILE",

@@ -64,9 +64,10 @@ static void guid_str(char *buf, size_t len, uint64_t guid)
 }
 
 static int write_port(const char *ibdev, const struct emu_model *m,
-		      unsigned int dev, unsigned int nports, unsigned int port)
+		      unsigned int host, unsigned int dev, unsigned int nports,
+		      unsigned int port)
 {
-	uint64_t guid = emu_node_guid(dev) + port;
+	uint64_t guid = emu_node_guid(host, dev) + port;
 	char dir[4096], sub[4200], name[16];
 	unsigned int i;
 	int ret;
@@ -102,7 +103,9 @@ static int write_port(const char *ibdev, const struct emu_model *m,
 	ret = ret ?: put(dir, "phys_state", "5: LinkUp\n");
 	ret = ret ?: put(dir, "link_layer", "InfiniBand\n");
 	ret = ret ?: put(dir, "rate", "%s\n", m->rate);
-	ret = ret ?: put(dir, "lid", "0x%x\n", emu_port_lid(dev, nports, port));
+	ret = ret   ?:
+		      put(dir, "lid", "0x%x\n",
+			  emu_port_lid(host, dev, nports, port));
 	ret = ret ?: put(dir, "sm_lid", "0x1\n");
 	ret = ret ?: put(dir, "lid_mask_count", "0\n");
 	ret = ret ?: put(dir, "cap_mask", "0x2651e848\n");
@@ -144,7 +147,8 @@ static int write_pci(const char *pci, const struct emu_model *m)
 }
 
 static int write_device(const char *root, const struct emu_model *m,
-			unsigned int dev, unsigned int nports)
+			unsigned int host, unsigned int dev,
+			unsigned int nports)
 {
 	char devpath[256], pci[4096], uverbs[4200], ibdev[4200], guid[32];
 	char link[4300];
@@ -184,7 +188,7 @@ static int write_device(const char *root, const struct emu_model *m,
 	/* the mlx5 provider ABI, not the uverbs one */
 	ret = ret ?: put(uverbs, "abi_version", "%u\n", 1);
 
-	guid_str(guid, sizeof(guid), emu_node_guid(dev));
+	guid_str(guid, sizeof(guid), emu_node_guid(host, dev));
 	ret = ret ?: put(ibdev, "node_type", "1: CA\n");
 	ret = ret ?: put(ibdev, "node_guid", "%s\n", guid);
 	ret = ret ?: put(ibdev, "sys_image_guid", "%s\n", guid);
@@ -196,12 +200,13 @@ static int write_device(const char *root, const struct emu_model *m,
 	ret = ret ?: put(ibdev, "hw_rev", "0x0\n");
 	ret = ret ?: put(ibdev, "board_id", "%s\n", m->board_id);
 	for (port = 1; !ret && port <= nports; port++)
-		ret = write_port(ibdev, m, dev, nports, port);
+		ret = write_port(ibdev, m, host, dev, nports, port);
 	return ret;
 }
 
 int emu_sysfs_write(const char *root, const struct emu_model *model,
-		    unsigned int ndevices, unsigned int nports)
+		    unsigned int host, unsigned int ndevices,
+		    unsigned int nports)
 {
 	char dir[4096];
 	unsigned int i;
@@ -214,6 +219,6 @@ int emu_sysfs_write(const char *root, const struct emu_model *model,
 	/* uverbs ABI 6 selects the modern command layouts */
 	ret = ret ?: put(dir, "abi_version", "6\n");
 	for (i = 0; !ret && i < ndevices; i++)
-		ret = write_device(root, model, i, nports);
+		ret = write_device(root, model, host, i, nports);
 	return ret;
 }

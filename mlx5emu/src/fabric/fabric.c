@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Links between QPs: a direct call when both ends live in this process, a
- * request/response exchange over unix stream sockets otherwise.
+ * request/response exchange over unix stream sockets otherwise, or over
+ * TCP to a process of another host (tcp.c: how those connections open;
+ * here they are buffered and served like the unix ones).
  *
  * Every process of a fabric binds "\0mlx5emu.<uid>.<len>.<fabric>.<slot>" in
- * the abstract namespace for the first free slot: the kernel frees the name
+ * the abstract namespace for the first free slot of its host's: the kernel frees the name
  * when the process dies, so a crash leaves no file, segment or stale slot
  * behind, and the slot is the process's QPN prefix. Connections in both
  * directions are accepted only from the same uid (SO_PEERCRED). The
@@ -45,6 +47,7 @@
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
 #include "fabric.h"
+#include "tcp.h"
 #include "wire.h"
 #include "../mlx5emu.h"
 
@@ -68,13 +71,20 @@ struct fabric_conn {
 	size_t roff, rlen, rcap, wlen, wcap;
 	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
 	int slot; /* a peer's connection: the slot it proved, or -1 */
+	bool tcp; /* to or from another host (tcp.c) */
+	bool greeted; /* over TCP: the other end's hello was checked */
+	size_t hold_at; /* ours over TCP: what may leave before it was */
 };
+
+/* the listening sockets come first in a poll set: unix, then TCP */
+#define FAB_NLISTEN 2
 
 static struct {
 	pthread_once_t once;
 	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
 	int slot; /* -1: none could be bound */
 	int listen_fd;
+	int tcp_fd; /* listening for other hosts, or -1 */
 	struct fabric_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
 	struct fabric_conn in[FABRIC_MAX_SLOTS]; /* peers' */
 	int nin;
@@ -87,6 +97,7 @@ static struct {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
 	.listen_fd = -1,
+	.tcp_fd = -1,
 };
 
 static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
@@ -97,27 +108,47 @@ static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 	return fabric_sockaddr(sa, getuid(), emu_cfg.fabric, what);
 }
 
+/*
+ * The first free slot of this host's (all of them on a fabric of one
+ * host): its name here and, across hosts, its TCP port too.
+ */
 static void fabric_bind_slot(void)
 {
+	int fd = -1, tcp = -1, s, first, count;
 	struct sockaddr_un sa;
-	int fd, s;
 
 	for (s = 0; s < FABRIC_MAX_SLOTS; s++)
 		fabric.out[s].fd = -1;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return;
-	for (s = 0; s < FABRIC_MAX_SLOTS; s++) {
+	fabric_tcp_slots(&first, &count);
+	for (s = first; s < first + count; s++) {
 		socklen_t len = fabric_addr(&sa, s);
 
-		if (!bind(fd, (struct sockaddr *)&sa, len))
+		if (fd < 0)
+			fd = socket(AF_UNIX,
+				    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				    0);
+		if (fd < 0)
+			return;
+		if (bind(fd, (struct sockaddr *)&sa, len))
+			continue;
+		if (!fabric_tcp_on())
 			break;
-	}
-	if (s == FABRIC_MAX_SLOTS || listen(fd, 64)) {
+		tcp = fabric_tcp_listen(s);
+		if (tcp >= 0)
+			break;
+		/* its port is taken: the name goes with this socket */
 		close(fd);
+		fd = -1;
+	}
+	if (s == first + count || listen(fd, 64)) {
+		if (fd >= 0)
+			close(fd);
+		if (tcp >= 0)
+			close(tcp);
 		return;
 	}
 	fabric.listen_fd = fd;
+	fabric.tcp_fd = tcp;
 	fabric.slot = s;
 }
 
@@ -170,6 +201,12 @@ static void conn_init(struct fabric_conn *c, int fd)
 	c->slot = -1;
 }
 
+static void conn_init_tcp(struct fabric_conn *c, int fd)
+{
+	conn_init(c, fd);
+	c->tcp = true;
+}
+
 static void conn_close(struct fabric_conn *c)
 {
 	close(c->fd);
@@ -213,16 +250,23 @@ static uint64_t fabric_clock(void)
 	return fabric.clock;
 }
 
+/* our requests wait until the callee has shown it is on our fabric */
+static size_t conn_sendable(const struct fabric_conn *c)
+{
+	return c->tcp && !c->greeted && c->wlen > c->hold_at ? c->hold_at :
+							       c->wlen;
+}
+
 /*
  * Write what the socket takes, never waiting: the rest stays buffered for
  * a later pass. -1 when the peer is gone, or took nothing for FAB_WAIT_MS.
  */
 static int conn_flush(struct fabric_conn *c)
 {
-	size_t off = 0;
+	size_t off = 0, end = conn_sendable(c);
 
-	while (off < c->wlen) {
-		ssize_t n = send(c->fd, c->wbuf + off, c->wlen - off,
+	while (off < end) {
+		ssize_t n = send(c->fd, c->wbuf + off, end - off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
@@ -236,6 +280,7 @@ static int conn_flush(struct fabric_conn *c)
 	if (off) {
 		memmove(c->wbuf, c->wbuf + off, c->wlen - off);
 		c->wlen -= off;
+		c->hold_at -= c->greeted ? 0 : off;
 		c->stuck_since = 0;
 	}
 	if (!c->wlen)
@@ -385,6 +430,48 @@ static int recv_hello(struct fabric_conn *c)
 	return 1;
 }
 
+/*
+ * The other end's hello over TCP, checked: it speaks for slot from (-1:
+ * any slot of another host). 1 when it was there and good, 0 when it is
+ * not all there yet, -1 when it does not belong on our fabric.
+ */
+static int tcp_hello_read(struct fabric_conn *c, int from)
+{
+	struct fabric_tcp_hello hello;
+	uint8_t *f = conn_peek(c, sizeof(hello));
+
+	if (!f)
+		return 0;
+	memcpy(&hello, f, sizeof(hello));
+	if (!fabric_tcp_hello_ok(c->fd, &hello, from, fabric.slot))
+		return -1;
+	c->roff += sizeof(hello);
+	c->slot = hello.from;
+	c->greeted = true;
+	return 1;
+}
+
+/* our hello to slot, next in c's output */
+static int tcp_hello_queue(struct fabric_conn *c, int slot)
+{
+	struct fabric_tcp_hello hello;
+	uint8_t *p = conn_reserve(c, sizeof(hello));
+
+	if (!p)
+		return -1;
+	fabric_tcp_hello(&hello, fabric.slot, slot);
+	memcpy(p, &hello, sizeof(hello));
+	return 0;
+}
+
+/* a caller from another host: its hello, then ours in answer */
+static int tcp_hello_in(struct fabric_conn *c)
+{
+	int r = tcp_hello_read(c, -1);
+
+	return r <= 0 ? r : tcp_hello_queue(c, c->slot) ? -1 : 1;
+}
+
 /* ---- the responder side: requests from peer processes ---- */
 
 /* Answer one request; its answer is appended to the connection. */
@@ -473,7 +560,7 @@ static int serve_conn(struct fabric_conn *c)
 		return -1;
 	if (conn_backlog(c))
 		return 0;
-	if (c->slot < 0) {
+	if (c->slot < 0 && !c->tcp) {
 		eof = recv_hello(c);
 		if (eof <= 0)
 			return eof;
@@ -481,6 +568,12 @@ static int serve_conn(struct fabric_conn *c)
 	eof = conn_fill(c);
 	if (eof < 0)
 		return -1;
+	if (c->slot < 0) {
+		n = tcp_hello_in(c);
+		if (n <= 0)
+			return n < 0 || eof ? -1 : 0;
+		n = 0;
+	}
 	while ((f = conn_peek(c, sizeof(req)))) {
 		const struct nic_opcode *op;
 
@@ -541,6 +634,12 @@ static int answer_conn(struct fabric_conn *c)
 
 	if (eof < 0)
 		return -1;
+	if (c->tcp && !c->greeted) {
+		n = tcp_hello_read(c, c->slot);
+		if (n <= 0)
+			return n < 0 || eof ? -1 : 0;
+		n = 0;
+	}
 	while ((f = conn_peek(c, sizeof(resp)))) {
 		memcpy(&resp, f, sizeof(resp));
 		if (resp.type != FAB_RESP || resp.len > (1u << 30))
@@ -558,14 +657,18 @@ static int answer_conn(struct fabric_conn *c)
 	return eof ? -1 : n;
 }
 
-/* listen fd, then the connections peers opened, then ours */
+/* listening fds, then the connections peers opened, then ours */
 static int fds_and_slots(struct pollfd *fds, int *slots, int max)
 {
 	int n = 0, i;
 
-	if (fabric.listen_fd < 0 || max < 1)
+	if (fabric.listen_fd < 0 || max < FAB_NLISTEN)
 		return 0;
 	fds[n].fd = fabric.listen_fd;
+	fds[n].events = POLLIN;
+	slots[n++] = -1;
+	/* poll() skips a negative fd: one host, no TCP */
+	fds[n].fd = fabric.tcp_fd;
 	fds[n].events = POLLIN;
 	slots[n++] = -1;
 	for (i = 0; i < fabric.nin && n < max; i++) {
@@ -588,28 +691,33 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 {
 	int i;
 
-	for (i = 1; i < n; i++) {
-		const struct fabric_conn *c = slots[i] < 0 ?
-						      &fabric.in[i - 1] :
-						      &fabric.out[slots[i]];
+	for (i = FAB_NLISTEN; i < n; i++) {
+		const struct fabric_conn *c =
+			slots[i] < 0 ? &fabric.in[i - FAB_NLISTEN] :
+				       &fabric.out[slots[i]];
 
-		if (c->wlen)
+		if (conn_sendable(c))
 			fds[i].events |= POLLOUT;
 	}
 }
 
 int fabric_fds(struct pollfd *fds, int max, bool answers)
 {
-	int slots[2 * FABRIC_MAX_SLOTS + 1];
+	int slots[FABRIC_MAX_FDS];
 	int n, i;
 
-	if (max > 2 * FABRIC_MAX_SLOTS + 1)
-		max = 2 * FABRIC_MAX_SLOTS + 1;
+	if (max > FABRIC_MAX_FDS)
+		max = FABRIC_MAX_FDS;
 	n = fds_and_slots(fds, slots, max);
 	want_room(fds, slots, n);
-	/* our connections bring only answers: wait for room alone */
-	for (i = 1; !answers && i < n; i++)
-		if (slots[i] >= 0)
+	/*
+	 * Our connections bring only answers (and, over TCP, the callee's
+	 * hello, which holds our requests back until it comes): without
+	 * one awaited, wait for room alone.
+	 */
+	for (i = FAB_NLISTEN; !answers && i < n; i++)
+		if (slots[i] >= 0 &&
+		    (!fabric.out[slots[i]].tcp || fabric.out[slots[i]].greeted))
 			fds[i].events &= ~POLLIN;
 	return n;
 }
@@ -627,15 +735,15 @@ static bool answers_waiting(void)
 
 unsigned int fabric_serve(void)
 {
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 1];
-	int slots[2 * FABRIC_MAX_SLOTS + 1];
+	struct pollfd fds[FABRIC_MAX_FDS];
+	int slots[FABRIC_MAX_FDS];
 	unsigned int served = 0;
 	int i, n, r, fd, nin;
 
 	if (fabric.listen_fd < 0)
 		return 0;
 	/* one syscall tells whether anyone connected, asked or answered */
-	n = fds_and_slots(fds, slots, 2 * FABRIC_MAX_SLOTS + 1);
+	n = fds_and_slots(fds, slots, FABRIC_MAX_FDS);
 	r = poll(fds, n, 0);
 	if (r <= 0 && !answers_waiting())
 		return 0;
@@ -643,7 +751,7 @@ unsigned int fabric_serve(void)
 		fds[i].revents = 0;
 	nin = fabric.nin;
 	/* answers first: they free our window */
-	for (i = 1 + nin; i < n; i++) {
+	for (i = FAB_NLISTEN + nin; i < n; i++) {
 		if (!fds[i].revents)
 			continue;
 		r = answer_conn(&fabric.out[slots[i]]);
@@ -652,9 +760,9 @@ unsigned int fabric_serve(void)
 		else
 			served += r;
 	}
-	/* fds[i + 1] is in[i]; accepted ones come next round */
+	/* fds[FAB_NLISTEN + i] is in[i]; accepted ones come next round */
 	for (i = nin - 1; i >= 0; i--) {
-		if (!fds[i + 1].revents && !fabric.in[i].wlen)
+		if (!fds[FAB_NLISTEN + i].revents && !fabric.in[i].wlen)
 			continue;
 		r = serve_conn(&fabric.in[i]);
 		if (r < 0)
@@ -670,6 +778,15 @@ unsigned int fabric_serve(void)
 				continue;
 			}
 			conn_init(&fabric.in[fabric.nin++], fd);
+		}
+	/* the hello tells whom it speaks for: no credentials to ask */
+	if (fds[1].revents)
+		while ((fd = fabric_tcp_accept(fabric.tcp_fd)) >= 0) {
+			if (fabric.nin == FABRIC_MAX_SLOTS) {
+				close(fd);
+				continue;
+			}
+			conn_init_tcp(&fabric.in[fabric.nin++], fd);
 		}
 	return served;
 }
@@ -694,6 +811,28 @@ void fabric_flush(void)
 }
 
 /*
+ * Our new connection to a process of another host: on its way (the
+ * connect ends in a later pass), our hello first in its output.
+ */
+static struct fabric_conn *tcp_conn(int slot)
+{
+	struct fabric_conn *c = &fabric.out[slot];
+	int fd;
+
+	fd = fabric_tcp_connect(slot);
+	if (fd < 0)
+		return NULL;
+	conn_init_tcp(c, fd);
+	c->slot = slot;
+	c->hold_at = sizeof(struct fabric_tcp_hello);
+	if (tcp_hello_queue(c, slot)) {
+		conn_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
  * Our connection to a peer, or NULL with *busy when its backlog is full
  * (try again later) or clear when nobody answers there (or it timed out
  * a moment ago).
@@ -710,6 +849,8 @@ static struct fabric_conn *peer_conn(int slot, bool *busy)
 		return c;
 	if (fabric_clock() < fabric.dead_until[slot])
 		return NULL;
+	if (fabric_tcp_remote(slot))
+		return tcp_conn(slot);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return NULL;
@@ -842,6 +983,9 @@ void fabric_atfork_child(void)
 	if (fabric.listen_fd >= 0)
 		close(fabric.listen_fd);
 	fabric.listen_fd = -1;
+	if (fabric.tcp_fd >= 0)
+		close(fabric.tcp_fd);
+	fabric.tcp_fd = -1;
 	fabric.slot = -1;
 	for (i = 0; i < fabric.nin; i++)
 		conn_close(&fabric.in[i]);

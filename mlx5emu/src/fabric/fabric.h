@@ -6,7 +6,9 @@
  * namespace, so nothing is left in the file system; SO_PEERCRED checked).
  *
  * Each process holds one fabric slot; the slot is encoded in the QPNs it
- * hands out ((slot + 1) << 16 | n), so a QPN names its process.
+ * hands out ((slot + 1) << 16 | n), so a QPN names its process. A fabric
+ * across hosts (--peers) gives each host a range of slots, and reaches
+ * another host's processes over TCP (tcp.c).
  */
 #ifndef MLX5EMU_FABRIC_H
 #define MLX5EMU_FABRIC_H
@@ -15,7 +17,11 @@
 
 #include "../nic/nic.h"
 
-#define FABRIC_MAX_SLOTS 254
+#include "peers.h"
+
+#define FABRIC_MAX_SLOTS FABRIC_SLOTS
+/* what fabric_fds() may return: listening sockets, in and out */
+#define FABRIC_MAX_FDS (2 * FABRIC_MAX_SLOTS + 2)
 
 /* set up once; called with the NIC lock held */
 int fabric_init(void);

@@ -5,8 +5,9 @@
  *
  * A connection starts with a fabric_hello that carries, as SCM_RIGHTS,
  * the connecting process's own listening socket: holding the socket bound
- * to a slot's name proves the slot. Then requests go one way and answers
- * (RC only) the other, each a header and its payload.
+ * to a slot's name proves the slot (a TCP connection, between hosts, opens
+ * with a fabric_tcp_hello each way instead). Then requests go one way and
+ * answers (RC only) the other, each a header and its payload.
  */
 #ifndef MLX5EMU_FABRIC_WIRE_H
 #define MLX5EMU_FABRIC_WIRE_H
@@ -19,12 +20,29 @@
 #include <sys/un.h>
 
 #define FAB_HELLO 0x4c484d45 /* "EMHL" */
+#define FAB_TCP_HELLO 0x54484d45 /* "EMHT" */
 #define FAB_REQ 0x52514d45 /* "EMQR" */
 #define FAB_RESP 0x53524d45
 
 struct fabric_hello {
 	uint32_t type;
 	uint32_t slot; /* the slot whose listening socket comes with it */
+};
+
+/*
+ * Between hosts (tcp.c) there is no socket to pass: both ends open with
+ * this, the caller first, and each checks the other's before it takes a
+ * frame. Frames are in the hosts' byte order: hosts of one order only.
+ */
+#define FAB_TCP_TEXT 72 /* a fabric name or a secret, NUL-padded */
+
+struct fabric_tcp_hello {
+	uint32_t type;
+	uint32_t from; /* the sender's slot */
+	uint32_t to; /* the slot it means to reach */
+	uint32_t pad;
+	char fabric[FAB_TCP_TEXT]; /* the sender's fabric name */
+	char secret[FAB_TCP_TEXT]; /* MLX5EMU_FABRIC_SECRET */
 };
 
 struct fabric_req {

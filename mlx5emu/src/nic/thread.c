@@ -132,8 +132,8 @@ static void stat_refresh(void)
 
 static void nic_sleep(unsigned int us)
 {
-	struct pollfd fds[2 * FABRIC_MAX_SLOTS + 2];
-	int n = fabric_fds(fds, 2 * FABRIC_MAX_SLOTS + 1, nic.awaits_answer);
+	struct pollfd fds[FABRIC_MAX_FDS + 1];
+	int n = fabric_fds(fds, FABRIC_MAX_FDS, nic.awaits_answer);
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	/* so does a doorbell, on a page protected for the purpose */
