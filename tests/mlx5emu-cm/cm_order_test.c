@@ -27,6 +27,8 @@
 #include <cmocka.h>
 #include <rdma/rdma_cma.h>
 
+#include "rc_loop.h"
+
 #define CM_PORT 7481
 #define RESOLVE_MS 2000
 #define BUSY_WRITES 256 /* of BUSY_LEN each, 0.1-0.3 s of NIC work */
@@ -72,20 +74,20 @@ static bool wait_one(struct ibv_cq *cq, struct ibv_wc *wc)
 	return n == 1;
 }
 
-static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
-			    uint32_t depth)
+/* what both ends ask rdma_create_qp() for: one message each way */
+static struct ibv_qp_init_attr msg_qp_attr(struct ibv_cq *cq)
 {
 	struct ibv_qp_init_attr attr = {
 		.send_cq = cq,
 		.recv_cq = cq,
-		.cap = { .max_send_wr = depth,
+		.cap = { .max_send_wr = 1,
 			 .max_recv_wr = 1,
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
 
-	return ibv_create_qp(pd, &attr);
+	return attr;
 }
 
 /* one connection: take one SEND, disconnect at once; 0 if done */
@@ -93,13 +95,8 @@ static int serve_one(struct rdma_event_channel *ch)
 {
 	struct rdma_conn_param param = { .responder_resources = 1,
 					 .initiator_depth = 1 };
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 1,
-			 .max_recv_wr = 1,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
+	struct ibv_qp_init_attr qpa;
+	struct ibv_cq *cq;
 	static char buf[MSG_LEN];
 	struct ibv_recv_wr wr, *bad;
 	struct rdma_cm_id *id;
@@ -111,8 +108,9 @@ static int serve_one(struct rdma_event_channel *ch)
 	if (next_event(ch, &id) != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 2;
 	pd = ibv_alloc_pd(id->verbs);
-	qpa.send_cq = qpa.recv_cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
-	if (!pd || !qpa.send_cq || rdma_create_qp(id, pd, &qpa))
+	cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
+	qpa = msg_qp_attr(cq);
+	if (!pd || !cq || rdma_create_qp(id, pd, &qpa))
 		return 3;
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
@@ -123,14 +121,14 @@ static int serve_one(struct rdma_event_channel *ch)
 		return 5;
 	if (next_event(ch, NULL) != RDMA_CM_EVENT_ESTABLISHED)
 		return 6;
-	if (!wait_one(qpa.send_cq, &wc) || wc.status != IBV_WC_SUCCESS)
+	if (!wait_one(cq, &wc) || wc.status != IBV_WC_SUCCESS)
 		return 7;
 	if (rdma_disconnect(id) ||
 	    next_event(ch, NULL) != RDMA_CM_EVENT_DISCONNECTED)
 		return 8;
 	rdma_destroy_qp(id);
 	ibv_dereg_mr(mr);
-	ibv_destroy_cq(qpa.send_cq);
+	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	rdma_destroy_id(id);
 	return 0;
@@ -153,58 +151,6 @@ static int server(int ready_fd)
 	rdma_destroy_id(listen);
 	rdma_destroy_event_channel(ch);
 	return ret;
-}
-
-/* connect a and b to each other on the port */
-static void loop_connect(struct ibv_qp *a, struct ibv_qp *b, uint16_t lid)
-{
-	struct ibv_qp *q[2] = { a, b };
-	struct ibv_qp_attr attr;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		attr = (struct ibv_qp_attr){
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-		};
-		assert_int_equal(ibv_modify_qp(q[i], &attr,
-					       IBV_QP_STATE |
-						       IBV_QP_PKEY_INDEX |
-						       IBV_QP_PORT |
-						       IBV_QP_ACCESS_FLAGS),
-				 0);
-		attr = (struct ibv_qp_attr){
-			.qp_state = IBV_QPS_RTR,
-			.path_mtu = IBV_MTU_1024,
-			.dest_qp_num = q[!i]->qp_num,
-			.max_dest_rd_atomic = 1,
-			.min_rnr_timer = 12,
-			.ah_attr = { .dlid = lid, .port_num = 1 },
-		};
-		assert_int_equal(
-			ibv_modify_qp(q[i], &attr,
-				      IBV_QP_STATE | IBV_QP_AV |
-					      IBV_QP_PATH_MTU |
-					      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					      IBV_QP_MAX_DEST_RD_ATOMIC |
-					      IBV_QP_MIN_RNR_TIMER),
-			0);
-		attr = (struct ibv_qp_attr){
-			.qp_state = IBV_QPS_RTS,
-			.timeout = 14,
-			.retry_cnt = 7,
-			.rnr_retry = 7,
-			.max_rd_atomic = 1,
-		};
-		assert_int_equal(ibv_modify_qp(q[i], &attr,
-					       IBV_QP_STATE | IBV_QP_TIMEOUT |
-						       IBV_QP_RETRY_CNT |
-						       IBV_QP_RNR_RETRY |
-						       IBV_QP_SQ_PSN |
-						       IBV_QP_MAX_QP_RD_ATOMIC),
-				 0);
-	}
 }
 
 /* keep our NIC busy with a stream of loopback writes to the MR's top */
@@ -232,19 +178,13 @@ static void disconnect_after_send(void)
 					 .initiator_depth = 1,
 					 .retry_count = 7 };
 	struct sockaddr_in dst = loopback(CM_PORT);
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 1,
-			 .max_recv_wr = 1,
-			 .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
+	struct ibv_qp_init_attr qpa;
+	struct ibv_cq *cq;
 	static char msg[MSG_LEN] = "the last message";
 	struct ibv_qp *busy_a, *busy_b;
 	struct ibv_cq *busy_cq;
 	struct rdma_event_channel *ch;
 	struct ibv_send_wr wr, *bad;
-	struct ibv_port_attr port_attr;
 	struct ibv_mr *mr, *busy_mr;
 	struct rdma_cm_id *id;
 	struct ibv_sge sge;
@@ -264,20 +204,20 @@ static void disconnect_after_send(void)
 
 	pd = ibv_alloc_pd(id->verbs);
 	assert_non_null(pd);
-	qpa.send_cq = qpa.recv_cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
-	assert_non_null(qpa.send_cq);
+	cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
+	assert_non_null(cq);
+	qpa = msg_qp_attr(cq);
 	assert_int_equal(rdma_create_qp(id, pd, &qpa), 0);
 	mr = ibv_reg_mr(pd, msg, sizeof(msg), 0);
 	assert_non_null(mr);
 
 	busy_cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
 	assert_non_null(busy_cq);
-	busy_a = rc_qp(pd, busy_cq, BUSY_WRITES);
-	busy_b = rc_qp(pd, busy_cq, 1);
+	busy_a = rc_loop_create_qp(pd, busy_cq, BUSY_WRITES);
+	busy_b = rc_loop_create_qp(pd, busy_cq, 1);
 	assert_non_null(busy_a);
 	assert_non_null(busy_b);
-	assert_int_equal(ibv_query_port(id->verbs, 1, &port_attr), 0);
-	loop_connect(busy_a, busy_b, port_attr.lid);
+	rc_loop_connect(busy_a, busy_b);
 	busy_buf = calloc(2, BUSY_LEN);
 	assert_non_null(busy_buf);
 	busy_mr = ibv_reg_mr(pd, busy_buf, 2 * BUSY_LEN,
@@ -297,7 +237,7 @@ static void disconnect_after_send(void)
 
 	/* the server got the SEND, so its acknowledgement came first */
 	assert_int_equal(next_event(ch, NULL), RDMA_CM_EVENT_DISCONNECTED);
-	assert_int_equal(ibv_poll_cq(qpa.send_cq, 1, &wc), 1);
+	assert_int_equal(ibv_poll_cq(cq, 1, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.opcode, IBV_WC_SEND);
 
@@ -311,7 +251,7 @@ static void disconnect_after_send(void)
 	ibv_dereg_mr(mr);
 	free(busy_buf);
 	ibv_destroy_cq(busy_cq);
-	ibv_destroy_cq(qpa.send_cq);
+	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
