@@ -58,8 +58,6 @@ struct nic_engine {
 	bool atfork;
 	unsigned int kicks; /* control-path changes the thread should see */
 	unsigned int passes;
-	/* a QP waits for an answer: a sleeping NIC wakes for one */
-	bool awaits_answer;
 	struct emu_list qps, cqs;
 	struct nic_dev dev[EMU_MAX_DEVICES]; /* emu_devices[i]'s */
 };

@@ -405,7 +405,8 @@ bool nic_req_awaits_answer(const struct nic_qp *qp)
 
 	if (qp->state != NIC_QPS_RTS || qp->fl_head == qp->fl_tail)
 		return false;
-	if (qp->sq_sent != nic_sq_doorbell(qp))
+	/* with faults injected an ACK timer runs on every request */
+	if (qp->sq_sent != nic_sq_doorbell(qp) || qp->dev->faults)
 		return true;
 	for (i = qp->fl_head; i != qp->fl_tail; i++) {
 		const struct nic_flight *f = &qp->fl[i % NIC_WINDOW];

@@ -73,7 +73,6 @@ static unsigned int nic_pass(unsigned int *sq_work)
 	unsigned int work = 0;
 	struct emu_list *pos, *tmp;
 
-	nic.awaits_answer = false;
 	emu_list_for_each_safe(pos, tmp, &nic.qps)
 	{
 		struct emu_nic_qp *q =
@@ -81,8 +80,6 @@ static unsigned int nic_pass(unsigned int *sq_work)
 
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
-		if (nic_req_awaits_answer(&q->nq))
-			nic.awaits_answer = true;
 	}
 	*sq_work = work;
 	fabric_flush();
@@ -106,6 +103,22 @@ static unsigned int nic_pass(unsigned int *sq_work)
 		work += fabric_serve();
 	}
 	return work;
+}
+
+/* does a QP wait for an answer, so that a sleeping NIC must wake for one? */
+static bool answers_awaited(void)
+{
+	struct emu_list *pos, *tmp;
+
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		if (nic_req_awaits_answer(&q->nq))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -133,7 +146,7 @@ static void stat_refresh(void)
 static void nic_sleep(unsigned int us)
 {
 	struct pollfd fds[FABRIC_MAX_FDS + 1];
-	int n = fabric_fds(fds, FABRIC_MAX_FDS, nic.awaits_answer);
+	int n = fabric_fds(fds, FABRIC_MAX_FDS, answers_awaited());
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	/* so does a doorbell, on a page protected for the purpose */
@@ -146,11 +159,6 @@ static void nic_sleep(unsigned int us)
 	/* a request from a peer process ends the sleep early */
 	ppoll(fds, n, &ts, NULL);
 	pthread_mutex_lock(&nic.lock);
-	/*
-	 * Answers that did not wake us are read before the SQs are looked
-	 * at, so that a long sleep does not look like a lost answer.
-	 */
-	fabric_serve();
 }
 
 static void *nic_thread(void *arg)
