@@ -7,6 +7,7 @@
 #define MLX5EMU_LOC_H
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,7 +83,12 @@ void emu_fd_forget_copies(struct emu_context *ctx);
 	X(ssize_t, recvfrom,                                                   \
 	  (int fd, void *buf, size_t len, int flags, struct sockaddr *from,    \
 	   socklen_t *fromlen))                                                \
-	X(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags))
+	X(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags))           \
+	X(int, sigaction,                                                      \
+	  (int sig, const struct sigaction *act, struct sigaction *old))       \
+	X(sighandler_t, signal, (int sig, sighandler_t handler))               \
+	X(int, sigprocmask, (int how, const sigset_t *set, sigset_t *old))     \
+	X(int, pthread_sigmask, (int how, const sigset_t *set, sigset_t *old))
 
 struct emu_libc {
 #define EMU_LIBC_POINTER(ret, name, params) ret(*name) params;
@@ -100,6 +106,9 @@ void emu_libc_init(void);
  */
 const char *emu_sysfs_path(const char *path, char *buf, size_t len);
 void emu_sysfs_unmap(char *path);
+
+/* interpose_signal.c: SIGBUS for the doorbell trap's signal mode */
+int emu_sigbus_claim(bool (*doorbell)(void *addr));
 
 /* hidden_thread.c: a detached thread with every signal blocked; -errno */
 int emu_thread_start(void *(*fn)(void *), void *arg);

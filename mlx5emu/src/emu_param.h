@@ -60,6 +60,13 @@ enum emu_nic_sched {
 	EMU_NIC_SCHED_OTHER,
 };
 
+/* what a doorbell rung while the NIC sleeps does (nic/doorbell_trap.c) */
+enum emu_doorbell_trap {
+	EMU_TRAP_SIGNAL, /* the ringing thread does the NIC's pass */
+	EMU_TRAP_WAKE, /* the fault wakes the NIC thread */
+	EMU_TRAP_OFF, /* nothing: the thread polls */
+};
+
 struct emu_config {
 	const struct emu_model *model;
 	unsigned int ndevices;
@@ -73,7 +80,7 @@ struct emu_config {
 	int trace_fd; /* -1: tracing off */
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	bool maps_query; /* pointer checks may use PROCMAP_QUERY */
-	bool doorbell_trap; /* doorbells wake the NIC (nic/doorbell_trap.c) */
+	enum emu_doorbell_trap doorbell_trap;
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	struct fabric_peers peers; /* its hosts; n = 0: this one only */

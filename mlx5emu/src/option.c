@@ -17,6 +17,7 @@ static const char *const transports[] = { "write", "ioctl", NULL };
 static const char *const nic_modes[] = { "poll", "spin", NULL };
 static const char *const nic_scheds[] = { "auto", "fifo", "slice", "other",
 					  NULL };
+static const char *const doorbell_traps[] = { "signal", "wake", "off", NULL };
 
 #define UINT_RANGE(lo, hi) .kind = EMU_OPT_UINT, .min = (lo), .max = (hi)
 
@@ -178,11 +179,13 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 			"before 6.11 must",
 	},
 	[EMU_OPTION_DOORBELL_TRAP] = {
-		.var = "MLX5EMU_DOORBELL_TRAP", .kind = EMU_OPT_BOOL,
-		.def = "on",
-		.help = "a doorbell wakes a sleeping NIC thread\n"
-			"(userfaultfd); off: the thread finds it\n"
-			"when its sleep ends",
+		.var = "MLX5EMU_DOORBELL_TRAP", .kind = EMU_OPT_CHOICE,
+		.choices = doorbell_traps, .def = "signal",
+		.help = "a doorbell rung while the NIC thread sleeps\n"
+			"faults (userfaultfd); signal: the ringing\n"
+			"thread does the NIC's work (SIGBUS), wake:\n"
+			"the fault wakes the NIC thread, off: the\n"
+			"thread finds it when its sleep ends",
 	},
 	[EMU_OPTION_FAULT_DROP] = {
 		.name = "fault-drop", .var = "MLX5EMU_FAULT_DROP", .arg = "SPEC",

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Doorbells that wake the NIC thread (mlx5emu/src/nic/doorbell_trap.c),
- * run under `mlx5emu run`: while the NIC thread sleeps, the page a QP
- * rings is write-protected (pagemap says so), and a doorbell rung on it
- * then is executed; device memory is refused where the kernel refuses it,
- * so that neither a command nor the NIC thread ever writes into a
- * protected page. With MLX5EMU_DOORBELL_TRAP=off no page is protected.
+ * Doorbells rung while the NIC thread sleeps (mlx5emu/src/nic/
+ * doorbell_trap.c), run under `mlx5emu run`: while the NIC thread sleeps,
+ * the page a QP rings is write-protected (pagemap says so), and a doorbell
+ * rung on it then is executed; device memory is refused where the kernel
+ * refuses it, so that neither a command nor the NIC thread ever writes
+ * into a protected page. With MLX5EMU_DOORBELL_TRAP=off no page is
+ * protected. In the signal mode (the default) the doorbell's fault is a
+ * SIGBUS the emulator shares with the application: a thread that blocks
+ * every signal still rings, and the application's own SIGBUS handler, or
+ * the default action, still sees every SIGBUS that is not a doorbell.
  *
  *   mlx5emu run -- mlx5emu-host-doorbell-trap-test
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <linux/userfaultfd.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +142,14 @@ static bool trap_expected(void)
 	return !(v && !strcmp(v, "off")) && kernel_traps();
 }
 
+/* is the doorbell's fault a SIGBUS (the default mode)? */
+static bool signal_expected(void)
+{
+	const char *v = getenv("MLX5EMU_DOORBELL_TRAP");
+
+	return trap_expected() && !(v && !strcmp(v, "wake"));
+}
+
 /* true once the page is protected, false if it stays open for WAIT_S */
 static bool wait_protected(uintptr_t addr)
 {
@@ -179,6 +196,125 @@ static void test_trap_off_protects_nothing(void **state)
 	usleep(300000);
 	assert_false(write_protected(l.reg));
 	loop_write(&l, 2);
+	loop_close(&l);
+}
+
+/* ---- the signal mode: SIGBUS shared with the application ---- */
+
+static void *ring_with_every_signal_blocked(void *arg)
+{
+	struct loop *l = arg;
+	sigset_t all, now;
+	uint64_t i;
+
+	sigfillset(&all);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, &all, NULL), 0);
+	assert_int_equal(sigprocmask(SIG_SETMASK, &all, NULL), 0);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &now), 0);
+	/* blocked, a doorbell's fault would kill the process */
+	assert_false(sigismember(&now, SIGBUS));
+	assert_true(sigismember(&now, SIGUSR1));
+	for (i = 2; i < 6; i++) {
+		assert_true(wait_protected(l->reg));
+		loop_write(l, i);
+	}
+	return NULL;
+}
+
+/* UCX's async thread blocks every signal, and rings doorbells */
+static void test_thread_blocking_every_signal_rings(void **state)
+{
+	pthread_t t;
+	struct loop l;
+
+	(void)state;
+	if (!signal_expected())
+		skip();
+	loop_open(&l);
+	loop_write(&l, 1);
+	assert_int_equal(pthread_create(&t, NULL,
+					ring_with_every_signal_blocked, &l),
+			 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	loop_close(&l);
+}
+
+/* a page past the end of its file: touching it is a real SIGBUS */
+static volatile char *bus_error_page(void)
+{
+	int fd = memfd_create("sigbus", MFD_CLOEXEC);
+	void *p;
+
+	assert_true(fd >= 0);
+	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+static sigjmp_buf bus_jump;
+static void *bus_addr;
+
+static void app_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	bus_addr = si->si_addr;
+	siglongjmp(bus_jump, 1);
+}
+
+static void test_application_sigbus_handler_still_runs(void **state)
+{
+	struct sigaction act = { .sa_sigaction = app_sigbus,
+				 .sa_flags = SA_SIGINFO },
+			 old, seen;
+	volatile char *bad = bus_error_page();
+	struct loop l;
+
+	(void)state;
+	loop_open(&l);
+	loop_write(&l, 1);
+	assert_int_equal(sigaction(SIGBUS, &act, &old), 0);
+	/* the application sees its own handler installed */
+	assert_int_equal(sigaction(SIGBUS, NULL, &seen), 0);
+	assert_ptr_equal(seen.sa_sigaction, app_sigbus);
+	bus_addr = NULL;
+	if (!sigsetjmp(bus_jump, 1))
+		bad[0] = 1;
+	assert_ptr_equal(bus_addr, bad);
+	/* and doorbells still fault into the emulator, not into it */
+	if (trap_expected())
+		assert_true(wait_protected(l.reg));
+	loop_write(&l, 2);
+	assert_int_equal(sigaction(SIGBUS, &old, NULL), 0);
+	munmap((void *)bad, sysconf(_SC_PAGESIZE));
+	loop_close(&l);
+}
+
+/* SIG_DFL: a SIGBUS that is no doorbell kills, with SIGBUS */
+static void test_default_sigbus_still_kills(void **state)
+{
+	volatile char *bad = bus_error_page();
+	struct loop l;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	loop_open(&l);
+	loop_write(&l, 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		signal(SIGBUS, SIG_DFL);
+		bad[0] = 1;
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGBUS);
+	loop_write(&l, 2);
+	munmap((void *)bad, sysconf(_SC_PAGESIZE));
 	loop_close(&l);
 }
 
@@ -242,6 +378,9 @@ int main(void)
 		cmocka_unit_test(
 			test_sleeping_nic_protects_and_serves_doorbells),
 		cmocka_unit_test(test_trap_off_protects_nothing),
+		cmocka_unit_test(test_thread_blocking_every_signal_rings),
+		cmocka_unit_test(test_application_sigbus_handler_still_runs),
+		cmocka_unit_test(test_default_sigbus_still_kills),
 		cmocka_unit_test(test_mr_on_uar_page_is_efault),
 		cmocka_unit_test(test_response_into_uar_page_is_efault),
 	};

@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Doorbells that wake the NIC thread.
+ * Doorbells rung while the NIC thread sleeps.
  *
  * A doorbell is a store into a UAR page, and nothing notices a store: a
  * sleeping NIC thread would find it only when its timer ran out. So while
  * the thread sleeps, the application's mappings of UAR pages are write-
- * protected with userfaultfd. The store that rings a doorbell faults, the
- * fault wakes the thread at once, and the thread lifts the protection,
- * which lets the store complete. libmlx5 writes the doorbell record before
- * the register, with a barrier between, so the pass that follows finds
- * the new WQEs; a CQ arm rings the same page.
+ * protected with userfaultfd, and the store that rings a doorbell faults.
+ * libmlx5 writes the doorbell record before the register, with a barrier
+ * between, so a pass over the doorbell records at the fault finds the new
+ * WQEs; a CQ arm rings the same page. What the fault does:
  *
- * A page is protected again only after the thread has slept once with it
- * writable: the thread whose store faulted needs a CPU to redo it, and a
- * real-time NIC thread that protected the page before that would make it
- * fault forever. While the NIC is busy nothing is protected, and a
- * doorbell costs the application nothing.
+ *   signal  (the default) the kernel raises SIGBUS in the thread that
+ *           rang, and our handler makes the page writable, does that pass
+ *           itself, on its own CPU, and returns: the store completes.
+ *           Waking the NIC thread instead costs two switches between
+ *           threads, tens of microseconds each on a small virtual machine
+ *           (interpose_signal.c shares the signal with the application).
+ *           A timer wakes the NIC thread a little later to protect the
+ *           page again; doorbells on it are polled until then.
+ *   wake    the fault blocks the thread that rang and wakes the NIC
+ *           thread, which lifts the protection, and the store completes.
+ *           A page is protected again only after the thread has slept
+ *           once with it writable: the thread whose store faulted needs a
+ *           CPU to redo it, and a real-time NIC thread that protected the
+ *           page before that would make it fault forever.
+ *
+ * While the NIC is busy nothing is protected, and a doorbell costs the
+ * application nothing.
  *
  * Needs write protection of shared memory (Linux 5.19); UFFD_USER_MODE_ONLY
  * needs no privilege. Without it, under valgrind, with
@@ -27,6 +38,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #if __has_include(<valgrind/valgrind.h>)
@@ -47,6 +59,14 @@
  * (nic_trap_stream()).
  */
 #define NIC_TRAP_HOT_NS 100000000
+/*
+ * Signal mode: a page that faulted is protected again this long after,
+ * when the NIC thread's timer ends its sleep (or earlier, when a peer's
+ * answer does): the cooling time of the wake mode (thread.c).
+ */
+#define NIC_TRAP_REARM_NS 50000
+/* removed ranges remembered: a store racing the removal faulted in one */
+#define NIC_TRAP_GONE 8
 
 enum trap_state {
 	TRAP_OPEN, /* writable since the thread last slept */
@@ -66,10 +86,15 @@ static struct {
 	bool tried; /* the userfaultfd was asked for */
 	bool partial; /* a mapping was left out: some doorbells are polled */
 	int fd; /* -1: doorbells are polled */
+	bool signal; /* signal mode, else wake mode */
+	int timer; /* signal mode: ends the sleep after a lift */
+	bool lifted; /* signal mode: by a handler, since the thread looked */
 	unsigned int n, armed;
 	unsigned int hot; /* ranges polled for now, as of the last arm */
 	struct trap_range r[NIC_TRAP_MAX];
-} trap = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+	struct trap_range gone[NIC_TRAP_GONE];
+	unsigned int gone_next;
+} trap = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .timer = -1 };
 
 static uint64_t trap_now(void)
 {
@@ -79,11 +104,11 @@ static uint64_t trap_now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int trap_open(void)
+static int trap_open(uint64_t features)
 {
 	struct uffdio_api api = {
 		.api = UFFD_API,
-		.features = UFFD_FEATURE_WP_HUGETLBFS_SHMEM,
+		.features = UFFD_FEATURE_WP_HUGETLBFS_SHMEM | features,
 	};
 	int fd;
 
@@ -100,19 +125,46 @@ static int trap_open(void)
 	return fd;
 }
 
+static bool trap_fault(void *addr);
+
+/* signal mode, on fd; false if the process cannot have it */
+static bool trap_signal_start(int fd)
+{
+	int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (timer < 0)
+		return false;
+	if (emu_sigbus_claim(trap_fault)) {
+		close(timer);
+		return false;
+	}
+	trap.fd = fd;
+	trap.timer = timer;
+	trap.signal = true;
+	emu_trace("nic: a doorbell's fault does the NIC's work (SIGBUS)");
+	return true;
+}
+
 /* once per process (and per fork child); trap.lock held */
 static void trap_start(void)
 {
 	int fd;
 
 	trap.tried = true;
-	if (!emu_cfg.doorbell_trap || RUNNING_ON_VALGRIND) {
+	if (emu_cfg.doorbell_trap == EMU_TRAP_OFF || RUNNING_ON_VALGRIND) {
 		emu_trace("nic: doorbells polled (%s)",
 			  RUNNING_ON_VALGRIND ? "valgrind" :
 						"MLX5EMU_DOORBELL_TRAP=off");
 		return;
 	}
-	fd = trap_open();
+	if (emu_cfg.doorbell_trap == EMU_TRAP_SIGNAL) {
+		fd = trap_open(UFFD_FEATURE_SIGBUS);
+		if (fd >= 0 && trap_signal_start(fd))
+			return;
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = trap_open(0);
 	if (fd < 0) {
 		emu_trace("nic: doorbells polled: no userfaultfd write "
 			  "protection of shared memory (%s)",
@@ -206,6 +258,7 @@ void nic_trap_remove(void *addr, size_t len)
 			lift(r);
 		/* fails harmlessly when munmap() unregistered it already */
 		ioctl(trap.fd, UFFDIO_UNREGISTER, &range);
+		trap.gone[trap.gone_next++ % NIC_TRAP_GONE] = *r;
 		*r = trap.r[--trap.n];
 	}
 	pthread_mutex_unlock(&trap.lock);
@@ -304,15 +357,85 @@ static struct trap_range *range_of(uintptr_t addr)
 	return NULL;
 }
 
+/* was addr in a range removed lately? trap.lock held */
+static bool gone_lately(uintptr_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < NIC_TRAP_GONE; i++)
+		if (trap.gone[i].addr <= addr &&
+		    addr < trap.gone[i].addr + trap.gone[i].len)
+			return true;
+	return false;
+}
+
 /*
- * Lift the protection of every page whose doorbell faulted. Called on
- * every pass, once its frames are out.
+ * Signal mode, in the SIGBUS handler of the thread whose store faulted at
+ * addr: make the page writable and do the pass the NIC thread would have
+ * woken for. False if addr is none of ours: the application's fault.
+ */
+static bool trap_fault(void *addr)
+{
+	struct itimerspec rearm = { .it_value.tv_nsec = NIC_TRAP_REARM_NS };
+	struct trap_range *r;
+
+	/*
+	 * Held only by threads that ring no doorbell while they hold it, but
+	 * a handler that slept here would sleep in the default class, a
+	 * scheduler tick: the store faults again until it is free.
+	 */
+	if (pthread_mutex_trylock(&trap.lock))
+		return true;
+	r = range_of((uintptr_t)addr);
+	if (!r) {
+		bool gone = gone_lately((uintptr_t)addr);
+
+		/* unprotected on removal: the store just tries again */
+		pthread_mutex_unlock(&trap.lock);
+		return gone;
+	}
+	if (r->state == TRAP_ARMED) {
+		lift(r);
+		/* the store completes when we return: protect it next time */
+		r->state = TRAP_COOL;
+	}
+	pthread_mutex_unlock(&trap.lock);
+	/* the NIC thread had the lock: it is awake, make it look now */
+	if (!nic_serve_doorbells())
+		rearm.it_value.tv_nsec = 1000;
+	/* the timer first: the thread that sees the flag stops it */
+	timerfd_settime(trap.timer, 0, &rearm, NULL);
+	__atomic_store_n(&trap.lifted, true, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * Signal mode: did a handler lift a page since the NIC thread last asked?
+ * Then the sleep that ends now let it cool; its timer is stopped.
+ */
+bool nic_trap_take_lift(void)
+{
+	struct itimerspec stop = {};
+	uint64_t expired;
+
+	if (!__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL))
+		return false;
+	timerfd_settime(trap.timer, 0, &stop, NULL);
+	if (read(trap.timer, &expired, sizeof(expired)) < 0)
+		expired = 0; /* it had not fired: nothing to read */
+	return true;
+}
+
+/*
+ * Wake mode: lift the protection of every page whose doorbell faulted.
+ * Called on every pass, once its frames are out.
  */
 void nic_trap_service(void)
 {
 	struct uffd_msg msg;
 
-	if (!__atomic_load_n(&trap.armed, __ATOMIC_RELAXED))
+	if (trap.signal || !__atomic_load_n(&trap.armed, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&trap.lock);
 	while (read(trap.fd, &msg, sizeof(msg)) == sizeof(msg)) {
@@ -338,13 +461,15 @@ void nic_trap_service(void)
 /* what the sleeping thread polls besides the fabric, or -1 */
 int nic_trap_fd(void)
 {
+	if (trap.signal)
+		return trap.timer;
 	return __atomic_load_n(&trap.armed, __ATOMIC_RELAXED) ? trap.fd : -1;
 }
 
 /* for `mlx5emu stat` */
 const char *nic_trap_mode(void)
 {
-	return trap.fd >= 0 ? "trapped" : "polled";
+	return trap.fd < 0 ? "polled" : trap.signal ? "signal" : "wake";
 }
 
 /*
@@ -358,8 +483,11 @@ void nic_trap_forked(void)
 
 	if (trap.fd >= 0)
 		close(trap.fd);
+	if (trap.timer >= 0)
+		close(trap.timer);
 	trap.lock = lock;
-	trap.fd = -1;
-	trap.tried = trap.partial = false;
-	trap.n = trap.armed = trap.hot = 0;
+	trap.fd = trap.timer = -1;
+	trap.tried = trap.partial = trap.signal = trap.lifted = false;
+	trap.n = trap.armed = trap.hot = trap.gone_next = 0;
+	memset(trap.gone, 0, sizeof(trap.gone));
 }

@@ -75,6 +75,7 @@ int nic_start(void);
 /* doorbells that wake the thread (doorbell_trap.c) */
 bool nic_trap_arm(void);
 void nic_trap_service(void);
+bool nic_trap_take_lift(void);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);
 void nic_trap_stream(void);
@@ -82,6 +83,9 @@ int nic_trap_fd(void);
 void nic_trap_forked(void);
 /* the thread has something new to look at; nic.lock held */
 void nic_kick(void);
+/* a doorbell's fault does the NIC's pass (thread.c) */
+bool nic_serve_doorbells(void);
+
 /* a QP is being destroyed: send what its doorbell asked for (thread.c) */
 void nic_drain_sq(struct emu_nic_qp *q);
 /* pace.c: the thread's scheduling class and what it implies */

@@ -68,7 +68,8 @@ static struct {
 	struct timespec stat_time;
 } run;
 
-static unsigned int nic_pass(unsigned int *sq_work)
+/* every QP's new WQEs, up to the budget; nic.lock held */
+static unsigned int sq_pass(void)
 {
 	unsigned int work = 0;
 	struct emu_list *pos, *tmp;
@@ -81,6 +82,14 @@ static unsigned int nic_pass(unsigned int *sq_work)
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
 	}
+	return work;
+}
+
+static unsigned int nic_pass(unsigned int *sq_work)
+{
+	unsigned int work = sq_pass();
+	struct emu_list *pos, *tmp;
+
 	*sq_work = work;
 	fabric_flush();
 	/*
@@ -176,6 +185,9 @@ static void *nic_thread(void *arg)
 		if (!(nic.passes & 4095))
 			stat_refresh();
 		nic_pace_account();
+		/* a doorbell's fault lifted a page while we slept */
+		if (nic_trap_take_lift())
+			cooled = true;
 		work = nic_pass(&sq_work);
 		/* WQEs posted while the pages cooled: a stream */
 		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES)
@@ -234,6 +246,24 @@ static void *nic_thread(void *arg)
 			sleep_us = run.idle_max_us;
 	}
 	return NULL;
+}
+
+/*
+ * The doorbell trap's signal mode: the thread whose doorbell store faulted
+ * (doorbell_trap.c) sends what its doorbell asked for itself, on its own
+ * CPU, where waking this thread would cost two switches between threads.
+ * It must not wait: the lock may be held by the thread it interrupted.
+ * False if the lock was taken; its holder's pass, or the NIC thread's
+ * next one, sees the doorbell record.
+ */
+bool nic_serve_doorbells(void)
+{
+	if (pthread_mutex_trylock(&nic.lock))
+		return false;
+	sq_pass();
+	fabric_flush();
+	pthread_mutex_unlock(&nic.lock);
+	return true;
 }
 
 /*
