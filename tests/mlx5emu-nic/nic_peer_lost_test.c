@@ -8,13 +8,18 @@
 
 #define SPINS_MAX 100000000u
 
-static void peer_setup(struct env *e, uint8_t retry_cnt)
+/* QP 0 talks to a peer in another process; returns a WRITE of *v to it */
+static struct post peer_setup(struct env *e, uint8_t retry_cnt,
+			      const uint64_t *v)
 {
+	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
+
 	e->dev.ops = &t_ops_remote;
 	memset(&remote_peer, 0, sizeof(remote_peer));
 	remote_peer.on = true;
 	e->qp[0].req_psn = 100;
 	e->qp[0].retry_cnt = retry_cnt;
+	return inline_write(dst, v);
 }
 
 /* run the requester until the QP leaves RTS */
@@ -35,12 +40,10 @@ static void run_until_error(struct env *e)
 static void test_answered_then_closed(void **state)
 {
 	struct env *e = *state;
-	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
 	uint64_t v = 9;
-	struct post w = inline_write(dst, &v);
+	struct post w = peer_setup(e, 1, &v);
 	struct mlx5_cqe64 *cqe;
 
-	peer_setup(e, 1);
 	sq_post(e, 0, &w);
 	post_run(e, &w);
 	assert_int_equal(remote_peer.n, 2);
@@ -73,11 +76,9 @@ static void test_answered_then_closed(void **state)
 static void test_unreachable_peer(void **state)
 {
 	struct env *e = *state;
-	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
 	uint64_t v = 9;
-	struct post w = inline_write(dst, &v);
+	struct post w = peer_setup(e, 2, &v);
 
-	peer_setup(e, 2);
 	remote_peer.unreachable = true;
 	sq_post(e, 0, &w);
 	post_run(e, &w);
@@ -100,11 +101,9 @@ static void test_unreachable_peer(void **state)
 static void test_lost_peer_timeout_zero(void **state)
 {
 	struct env *e = *state;
-	struct nic_mr *dst = add_mr(e, 64, NIC_ACCESS_REMOTE_WRITE, 1);
 	uint64_t v = 9;
-	struct post w = inline_write(dst, &v);
+	struct post w = peer_setup(e, 0, &v);
 
-	peer_setup(e, 0);
 	e->qp[0].timeout = 0;
 	post_run(e, &w);
 	nic_req_lost(&e->qp[0]);
