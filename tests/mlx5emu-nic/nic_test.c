@@ -76,7 +76,7 @@ static enum nic_ack t_xmit_remote(struct nic_dev *dev, struct nic_qp *qp,
 	remote_peer.psn[remote_peer.n] = pkt->psn;
 	remote_peer.epoch[remote_peer.n] = pkt->epoch;
 	remote_peer.pkt[remote_peer.n++] = *pkt;
-	return NIC_PENDING;
+	return remote_peer.unreachable ? NIC_LOST : NIC_PENDING;
 }
 
 const struct nic_dev_ops t_ops_remote = {
@@ -466,5 +466,6 @@ int main(void)
 	failed += nic_cq_tests();
 	failed += nic_srq_tests();
 	failed += nic_ud_uc_tests();
+	failed += nic_peer_lost_tests();
 	return failed ? 1 : 0;
 }

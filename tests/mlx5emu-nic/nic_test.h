@@ -56,6 +56,7 @@ struct post {
 /* a peer in "another process": requests queue up, answered later */
 struct remote_peer {
 	bool on;
+	bool unreachable; /* its requests go nowhere (NIC_LOST) */
 	unsigned int n;
 	uint32_t psn[64], epoch[64];
 	struct nic_pkt pkt[64];
@@ -100,5 +101,6 @@ int nic_errors_tests(void);
 int nic_cq_tests(void);
 int nic_srq_tests(void);
 int nic_ud_uc_tests(void);
+int nic_peer_lost_tests(void);
 
 #endif

@@ -608,22 +608,6 @@ static void drop_in(int i)
 
 /* ---- the requester side: our requests and their answers ---- */
 
-/*
- * Only a silent peer (stopped, hung) is left alone for FAB_DEAD_MS: one
- * that closed its end has exited, and the next process to take its slot
- * (a server's next forked child, say) must be reachable at once.
- */
-static void peer_drop(int slot)
-{
-	struct fabric_conn *c = &fabric.out[slot];
-
-	if (c->stuck_since && fabric_clock() - c->stuck_since > FAB_WAIT_MS)
-		fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
-	conn_close(c);
-	/* the kernel would time out: everything in flight fails */
-	nic_peer_lost(slot);
-}
-
 static int answer_conn(struct fabric_conn *c)
 {
 	int eof = conn_fill(c), n = 0;
@@ -655,6 +639,24 @@ static int answer_conn(struct fabric_conn *c)
 		n++;
 	}
 	return eof ? -1 : n;
+}
+
+/*
+ * Only a silent peer (stopped, hung) is left alone for FAB_DEAD_MS: one
+ * that closed its end has exited, and the next process to take its slot
+ * (a server's next forked child, say) must be reachable at once. The
+ * answers it sent before it closed are read first: they stand.
+ */
+static void peer_drop(int slot)
+{
+	struct fabric_conn *c = &fabric.out[slot];
+
+	if (c->stuck_since && fabric_clock() - c->stuck_since > FAB_WAIT_MS)
+		fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
+	answer_conn(c);
+	conn_close(c);
+	/* an HCA would not know: what is left waits for the ACK timer */
+	nic_peer_lost(slot);
 }
 
 /* listening fds, then the connections peers opened, then ours */
@@ -898,14 +900,15 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 	uint32_t i;
 	bool busy;
 
+	/* a peer nobody answers for is a wire that loses the packet */
 	c = peer_conn(slot, &busy);
 	if (!c)
-		return busy ? NIC_STALL : NIC_NAK_NOQP;
+		return busy ? NIC_STALL : NIC_LOST;
 	/* a peer that takes nothing holds the requester, not the NIC */
 	if (c->wlen && c->wlen + size > FAB_OUT_MAX) {
 		if (conn_flush(c)) {
 			peer_drop(slot);
-			return NIC_NAK_NOQP;
+			return NIC_LOST;
 		}
 		if (c->wlen && c->wlen + size > FAB_OUT_MAX)
 			return NIC_STALL;
@@ -926,7 +929,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 	/* the answer arrives through fabric_serve() */
 	if (c->wlen >= FAB_FLUSH_AT && conn_flush(c)) {
 		peer_drop(slot);
-		return NIC_NAK_NOQP;
+		return NIC_LOST;
 	}
 	return nic_transport(pkt->qp_type)->reliable ? NIC_PENDING : NIC_ACK;
 }

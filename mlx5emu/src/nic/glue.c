@@ -296,6 +296,7 @@ void nic_modify_qp(struct emu_qp *qp)
 		nq->hold_until = 0;
 		nq->ack_due = 0;
 		nq->ack_retries = 0;
+		nq->peer_lost = false;
 		nq->sq_sent = nq->sq_ci;
 	}
 	switch (qp->state) {

@@ -51,6 +51,8 @@
 #define NIC_WINDOW_BYTES (64 * 1024) /* and bytes, below socket buffers */
 #define NIC_PSN_MASK 0xffffff
 #define NIC_RNR_DELAY_NS 640000 /* min_rnr_timer 12, what most apps set */
+/* a lost peer's ACK timer at timeout 0 ("forever"): timeout 18, ~1.07 s */
+#define NIC_LOST_PEER_TIMEOUT_NS (4096ull << 18)
 #define NIC_UD_MTU 4096 /* the port's active MTU: a UD message's limit */
 #define NIC_GRH_LEN 40 /* UD receive buffers start with room for a GRH */
 #define NIC_QKEY_FROM_QP 0x80000000u /* WQE Q_Key bit: use the QP's */
@@ -124,6 +126,7 @@ enum nic_ack {
 	NIC_LOCAL_ERR, /* failed before it left (requester's own checks) */
 	NIC_DROPPED, /* UC/UD: silently discarded (no WQE, Q_Key, access) */
 	NIC_DUPLICATE, /* responder's own: executed already, answer again */
+	NIC_LOST, /* the peer cannot be reached: as if the packet were lost */
 };
 
 /*
@@ -299,6 +302,7 @@ struct nic_qp {
 	uint64_t hold_until; /* RNR timer: send nothing before, 0: none */
 	uint64_t ack_due; /* local ACK timer of the oldest, 0: not running */
 	uint8_t ack_retries; /* timeouts of the oldest WQE so far */
+	bool peer_lost; /* its link closed or refused: the ACK timer runs */
 	uint64_t fault_seq; /* packets this QP sent (fault injection) */
 	/* the results of the last atomics, for duplicates */
 	struct nic_atomic_result {
@@ -462,7 +466,11 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget);
  * data is what a READ returned. */
 void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		    enum nic_ack ack, const uint8_t *data, uint32_t len);
-/* The peer process is gone: nothing in flight will be answered. */
+/*
+ * The link to the peer process closed: what is in flight and was not
+ * answered is treated as lost, sent again after the ACK timeout and
+ * failed once the QP's retries are used up, as the HCA does.
+ */
 void nic_req_lost(struct nic_qp *qp);
 /* would the application notice an answer now (see requester.c)? */
 bool nic_req_awaits_answer(const struct nic_qp *qp);

@@ -89,6 +89,7 @@ void nic_qp_reset(struct nic_qp *qp)
 	qp->hold_until = 0;
 	qp->ack_due = 0;
 	qp->ack_retries = 0;
+	qp->peer_lost = false;
 	memset(qp->atomics, 0, sizeof(qp->atomics));
 	qp->epoch++;
 }

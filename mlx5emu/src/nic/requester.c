@@ -160,6 +160,25 @@ static bool window_naked(const struct nic_qp *qp)
 	return ack != NIC_ACK && ack != NIC_PENDING;
 }
 
+/* the local ACK timer's period; a lost peer is given up on at timeout 0 too */
+static uint64_t ack_timer_ns(const struct nic_qp *qp)
+{
+	uint64_t tmo = nic_ack_timeout_ns(qp);
+
+	return !tmo && qp->peer_lost ? NIC_LOST_PEER_TIMEOUT_NS : tmo;
+}
+
+/*
+ * The peer cannot be reached now: while something sent to it waits for
+ * the ACK timer, nothing more is sent, so the requester tries (and, when
+ * nobody holds the peer's slot, connects) once per ACK timeout, not on
+ * every pass.
+ */
+static bool req_held_for_peer(const struct nic_qp *qp)
+{
+	return qp->peer_lost && qp->fl_tail != qp->fl_head;
+}
+
 /* Transmit posted WQEs; returns how many are left waiting for answers. */
 static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 				 unsigned int budget)
@@ -179,6 +198,8 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 	if (nic_unlikely(qp->dev->faults) && qp->fl_tail != qp->fl_head &&
 	    window_naked(qp))
 		return 0;
+	if (req_held_for_peer(qp))
+		return 0;
 
 	while (qp->sq_sent != pi && sent < budget) {
 		uint16_t avail = pi - qp->sq_sent;
@@ -186,6 +207,7 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 		uint32_t psn = qp->req_psn;
 		uint8_t syndrome = 0;
 		enum nic_ack ack;
+		bool lost;
 		int err;
 
 		err = nic_wqe_parse(qp, qp->sq_sent, &w);
@@ -200,6 +222,12 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 			syndrome = err;
 		} else {
 			ack = req_execute(qp, &w, &syndrome);
+		}
+		/* nobody there (the connect was refused): a lost packet */
+		lost = ack == NIC_LOST;
+		if (lost) {
+			qp->peer_lost = true;
+			ack = NIC_PENDING;
 		}
 		f = &qp->fl[qp->fl_tail++ % NIC_WINDOW];
 		f->idx = qp->sq_sent;
@@ -217,6 +245,8 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 			pending++;
 		else if (ack != NIC_ACK)
 			break; /* nothing after a NAK goes out */
+		if (lost)
+			break; /* nor after a packet that went nowhere */
 	}
 	return pending;
 }
@@ -256,15 +286,15 @@ static void req_go_back(struct nic_qp *qp, const struct nic_flight *f)
 }
 
 /*
- * The oldest WQE got no answer (packets can be lost only when faults are
- * injected): after the local ACK timeout send it again, as go-back-N
- * does, and after retry_cnt retries fail it with RETRY_EXC_ERR. A
- * sequence NAK (the responder missed a packet) goes back at once and
- * counts as a retry too. Returns true when it went back.
+ * The oldest WQE got no answer (packets are lost only when faults are
+ * injected or the link to the peer closed): after the local ACK timeout
+ * send it again, as go-back-N does, and after retry_cnt retries fail it
+ * with RETRY_EXC_ERR. A sequence NAK (the responder missed a packet) goes
+ * back at once and counts as a retry too. Returns true when it went back.
  */
 static bool req_ack_timeout(struct nic_qp *qp, struct nic_flight *f)
 {
-	uint64_t tmo = nic_ack_timeout_ns(qp), now;
+	uint64_t tmo = ack_timer_ns(qp), now;
 
 	if (f->ack == NIC_PENDING) {
 		if (!tmo)
@@ -280,11 +310,13 @@ static bool req_ack_timeout(struct nic_qp *qp, struct nic_flight *f)
 	qp->ack_due = 0;
 	if (++qp->ack_retries > qp->retry_cnt) {
 		f->ack = NIC_NAK_NOQP; /* retries exhausted */
-		qp->dev->faults->retry_exc++;
+		if (qp->dev->faults)
+			qp->dev->faults->retry_exc++;
 		return false;
 	}
 	qp->retries++;
-	qp->dev->faults->timeouts++;
+	if (qp->dev->faults)
+		qp->dev->faults->timeouts++;
 	req_go_back(qp, f);
 	return true;
 }
@@ -300,7 +332,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 
 		if (f->ack == NIC_PENDING || f->ack == NIC_NAK_SEQ) {
 			/* nothing is lost unless faults are injected */
-			if (!qp->dev->faults) {
+			if (!qp->dev->faults && !qp->peer_lost) {
 				if (f->ack == NIC_PENDING)
 					break;
 			} else if (req_ack_timeout(qp, f) ||
@@ -340,6 +372,7 @@ static unsigned int req_complete(struct nic_qp *qp)
 		if ((err || f->signaled) && !nic_cq_has_room(qp->scq, 1))
 			break;
 		if (err) {
+			qp->peer_lost = false;
 			qp->retry_until = 0;
 			qp->rnr_count = 0;
 			qp->ack_due = 0;
@@ -405,8 +438,9 @@ bool nic_req_awaits_answer(const struct nic_qp *qp)
 
 	if (qp->state != NIC_QPS_RTS || qp->fl_head == qp->fl_tail)
 		return false;
-	/* with faults injected an ACK timer runs on every request */
-	if (qp->sq_sent != nic_sq_doorbell(qp) || qp->dev->faults)
+	/* with faults injected or the peer lost an ACK timer runs */
+	if (qp->sq_sent != nic_sq_doorbell(qp) || qp->dev->faults ||
+	    qp->peer_lost)
 		return true;
 	for (i = qp->fl_head; i != qp->fl_tail; i++) {
 		const struct nic_flight *f = &qp->fl[i % NIC_WINDOW];
@@ -427,6 +461,7 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 
 	if (epoch != qp->epoch || qp->state != NIC_QPS_RTS)
 		return; /* an answer to something we sent again since */
+	qp->peer_lost = false; /* someone answers there again */
 	for (i = qp->fl_head; i != qp->fl_tail; i++) {
 		struct nic_flight *f = &qp->fl[i % NIC_WINDOW];
 		struct nic_iov iov[NIC_MAX_SGE], src;
@@ -456,11 +491,17 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 	}
 }
 
+/*
+ * A real HCA never learns that its peer went away: it retransmits until
+ * the QP's timeout x (retry_cnt + 1) has passed. So a peer that exits
+ * after its last ACK fails nobody, and answers read before the close
+ * (nic_req_answer) stand. What is left waits for the ACK timer.
+ */
 void nic_req_lost(struct nic_qp *qp)
 {
 	uint32_t i;
 
 	for (i = qp->fl_head; i != qp->fl_tail; i++)
 		if (qp->fl[i % NIC_WINDOW].ack == NIC_PENDING)
-			qp->fl[i % NIC_WINDOW].ack = NIC_NAK_NOQP;
+			qp->peer_lost = true;
 }
