@@ -16,7 +16,8 @@
  * a signaled marker is posted and the CQs are drained once all their CQEs
  * are written, so that the polls (ibv_poll_cq by 1 or 16, or the extended
  * ibv_start_poll/ibv_next_poll) return the same batches in every run; each
- * completion's fields and the CQ's SET_CI record are printed. Then the
+ * completion's fields, what one more poll of the then empty CQ
+ * returns, and the CQ's SET_CI record are printed. Then the
  * refusals (too many SGEs, inline too long, a bad WR inside a list, a full
  * SQ) and error completions (remote access error, flushed WRs of a QP in
  * error, flushed receives).
@@ -347,6 +348,25 @@ static void print_wc_ex(struct diff *d, struct ibv_cq_ex *cq)
 	fputc('\n', d->out);
 }
 
+/* one more poll, of a CQ all of whose CQEs were polled */
+static void poll_empty(struct diff *d, struct ep_side *s, enum poll_mode mode)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_wc wc[POLL_BATCH];
+	int ret;
+
+	if (mode == POLL_EX) {
+		ret = ibv_start_poll(s->cqx, &attr);
+		fprintf(d->out, " empty start_poll %d\n", ret);
+		if (!ret)
+			ibv_end_poll(s->cqx);
+	} else {
+		fprintf(d->out, " empty polled %d\n",
+			ibv_poll_cq(s->cq, mode == POLL_ONE ? 1 : POLL_BATCH,
+				    wc));
+	}
+}
+
 /* polls `want` CQEs, all already written, the way this round says */
 static unsigned int poll_side(struct diff *d, struct ep_side *s,
 			      unsigned int want, bool expect_ok)
@@ -385,6 +405,8 @@ static unsigned int poll_side(struct diff *d, struct ep_side *s,
 			got += n;
 		}
 	}
+	if (expect_ok && got == want)
+		poll_empty(d, s, mode);
 	s->cq_ci += got;
 	capture_cq_ci(d->out, &s->ccq);
 	return got;
