@@ -171,7 +171,7 @@ submission)
 		letter=$dir/0000-cover-letter.patch
 		prefix='PATCH rdma-core'
 		grep "^$name " "$plan" | grep -qw rfc && prefix='RFC PATCH rdma-core'
-		# git pads the cover letter's 0 to the width of the count (00/12)
+		# git pads the cover letter's 0 to the width of the count (00/15)
 		grep -qF "Subject: [$prefix $(printf '%0*d' ${#want} 0)/$want] $(head -n1 "$work/patches/cover-$name.txt")" "$letter" ||
 			die "$name: cover letter subject is wrong"
 		grep -q '^Applies on rdma-core 65.0' "$letter" || die "$name: the cover letter does not say what it applies on"
