@@ -9,7 +9,8 @@
 #
 # Environment passed on to every run chooses what is measured, e.g.
 # MLX5EMU_NIC_SCHED=other (the default class: a woken NIC thread waits for
-# the next scheduler tick) or MLX5EMU_LIBRARY=<an older libmlx5emu.so>.
+# the next scheduler tick), MLX5EMU_DOORBELL_TRAP=wake (a doorbell's fault
+# wakes the NIC thread) or MLX5EMU_LIBRARY=<an older libmlx5emu.so>.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/../../build}
@@ -86,7 +87,8 @@ row "idle process, 2 RC QPs" "${idle:-?} of a core" "" \
 	"mlx5emu run -- build/mlx5emu/bench/emu_idle_cpu --seconds=5"
 
 {
-	echo "$(nproc) CPUs, $(uname -r), NIC class ${MLX5EMU_NIC_SCHED:-auto}, $(date -u +%F)"
+	echo "$(nproc) CPUs, $(uname -r), NIC class ${MLX5EMU_NIC_SCHED:-auto}," \
+		"doorbells ${MLX5EMU_DOORBELL_TRAP:-signal}, $(date -u +%F)"
 	echo
 	echo "| what | figure | spread | reproduce |"
 	echo "|---|---|---|---|"
