@@ -86,8 +86,7 @@ static struct {
 	bool tried; /* the userfaultfd was asked for */
 	bool partial; /* a mapping was left out: some doorbells are polled */
 	int fd; /* -1: doorbells are polled */
-	bool signal; /* signal mode, else wake mode */
-	int timer; /* signal mode: ends the sleep after a lift */
+	int timer; /* >= 0: signal mode; ends the sleep after a lift */
 	bool lifted; /* signal mode: by a handler, since the thread looked */
 	unsigned int n, armed;
 	unsigned int hot; /* ranges polled for now, as of the last arm */
@@ -140,7 +139,6 @@ static bool trap_signal_start(int fd)
 	}
 	trap.fd = fd;
 	trap.timer = timer;
-	trap.signal = true;
 	emu_trace("nic: a doorbell's fault does the NIC's work (SIGBUS)");
 	return true;
 }
@@ -411,19 +409,17 @@ static bool trap_fault(void *addr)
 
 /*
  * Signal mode: did a handler lift a page since the NIC thread last asked?
- * Then the sleep that ends now let it cool; its timer is stopped.
+ * Then the sleep that ends now let it cool. Its timer is stopped, which
+ * also clears an expiry not read, so the fd is no longer readable.
  */
 bool nic_trap_take_lift(void)
 {
 	struct itimerspec stop = {};
-	uint64_t expired;
 
 	if (!__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED) ||
 	    !__atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL))
 		return false;
 	timerfd_settime(trap.timer, 0, &stop, NULL);
-	if (read(trap.timer, &expired, sizeof(expired)) < 0)
-		expired = 0; /* it had not fired: nothing to read */
 	return true;
 }
 
@@ -435,7 +431,7 @@ void nic_trap_service(void)
 {
 	struct uffd_msg msg;
 
-	if (trap.signal || !__atomic_load_n(&trap.armed, __ATOMIC_RELAXED))
+	if (trap.timer >= 0 || !__atomic_load_n(&trap.armed, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&trap.lock);
 	while (read(trap.fd, &msg, sizeof(msg)) == sizeof(msg)) {
@@ -461,7 +457,7 @@ void nic_trap_service(void)
 /* what the sleeping thread polls besides the fabric, or -1 */
 int nic_trap_fd(void)
 {
-	if (trap.signal)
+	if (trap.timer >= 0)
 		return trap.timer;
 	return __atomic_load_n(&trap.armed, __ATOMIC_RELAXED) ? trap.fd : -1;
 }
@@ -469,7 +465,7 @@ int nic_trap_fd(void)
 /* for `mlx5emu stat` */
 const char *nic_trap_mode(void)
 {
-	return trap.fd < 0 ? "polled" : trap.signal ? "signal" : "wake";
+	return trap.fd < 0 ? "polled" : trap.timer >= 0 ? "signal" : "wake";
 }
 
 /*
@@ -487,7 +483,7 @@ void nic_trap_forked(void)
 		close(trap.timer);
 	trap.lock = lock;
 	trap.fd = trap.timer = -1;
-	trap.tried = trap.partial = trap.signal = trap.lifted = false;
+	trap.tried = trap.partial = trap.lifted = false;
 	trap.n = trap.armed = trap.hot = trap.gone_next = 0;
 	memset(trap.gone, 0, sizeof(trap.gone));
 }
