@@ -501,7 +501,6 @@ void nic_req_lost(struct nic_qp *qp)
 {
 	uint32_t i;
 
-	for (i = qp->fl_head; i != qp->fl_tail; i++)
-		if (qp->fl[i % NIC_WINDOW].ack == NIC_PENDING)
-			qp->peer_lost = true;
+	for (i = qp->fl_head; i != qp->fl_tail && !qp->peer_lost; i++)
+		qp->peer_lost = qp->fl[i % NIC_WINDOW].ack == NIC_PENDING;
 }
