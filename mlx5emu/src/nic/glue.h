@@ -76,6 +76,7 @@ int nic_start(void);
 bool nic_trap_arm(void);
 void nic_trap_service(void);
 bool nic_trap_take_lift(void);
+void nic_trap_lift_served(unsigned int sq_work);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);
 void nic_trap_stream(void);

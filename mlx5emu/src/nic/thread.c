@@ -175,6 +175,7 @@ static void *nic_thread(void *arg)
 	unsigned int idle = 0, sleep_us = 1, kicks = 0, slept_us = 0;
 	unsigned int work, sq_work;
 	bool cooled = false; /* the last sleep let rung pages cool */
+	bool lifted;
 
 	(void)arg;
 	/* the back-off relies on short sleeps being short */
@@ -186,9 +187,12 @@ static void *nic_thread(void *arg)
 			stat_refresh();
 		nic_pace_account();
 		/* a doorbell's fault lifted a page while we slept */
-		if (nic_trap_take_lift())
-			cooled = true;
+		lifted = nic_trap_take_lift();
 		work = nic_pass(&sq_work);
+		if (lifted) {
+			nic_trap_lift_served(sq_work);
+			cooled = true;
+		}
 		/* WQEs posted while the pages cooled: a stream */
 		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES)
 			nic_trap_stream();
