@@ -431,22 +431,19 @@ static bool trap_fault(void *addr)
 
 /*
  * Signal mode: did a handler lift a page since the NIC thread last asked?
- * Then the sleep that ends now let it cool. Its timer is read, to know
- * whether it ended the sleep, or stopped; either way the fd is no longer
- * readable.
+ * Then the sleep that ends now let it cool. Its timer is stopped, which
+ * also clears an expiry not read, so the fd is no longer readable; the
+ * time it had left tells whether it ended the sleep.
  */
 bool nic_trap_take_lift(void)
 {
-	struct itimerspec stop = {};
-	uint64_t expiries;
+	struct itimerspec stop = {}, left;
 
 	if (!__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED) ||
 	    !__atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL))
 		return false;
-	trap.fired = read(trap.timer, &expiries, sizeof(expiries)) ==
-		     sizeof(expiries);
-	if (!trap.fired)
-		timerfd_settime(trap.timer, 0, &stop, NULL);
+	trap.fired = !timerfd_settime(trap.timer, 0, &stop, &left) &&
+		     !left.it_value.tv_sec && !left.it_value.tv_nsec;
 	return true;
 }
 

@@ -85,10 +85,34 @@ static unsigned int sq_pass(void)
 	return work;
 }
 
+/* CQs armed since the last look; nic.lock held */
+static unsigned int cq_arm_pass(void)
+{
+	unsigned int work = 0;
+	struct emu_list *pos, *tmp;
+
+	emu_list_for_each_safe(pos, tmp, &nic.cqs)
+	{
+		struct emu_nic_cq *c =
+			container_of(pos, struct emu_nic_cq, node);
+
+		work += nic_cq_poll_arm(c->dev, &c->nc);
+	}
+	return work;
+}
+
+/* the doorbells alone: what the sleep's poll() does not watch */
+static unsigned int doorbell_pass(void)
+{
+	unsigned int work = sq_pass();
+
+	fabric_flush();
+	return work + cq_arm_pass();
+}
+
 static unsigned int nic_pass(unsigned int *sq_work)
 {
 	unsigned int work = sq_pass();
-	struct emu_list *pos, *tmp;
 
 	*sq_work = work;
 	fabric_flush();
@@ -99,13 +123,7 @@ static unsigned int nic_pass(unsigned int *sq_work)
 	 */
 	nic_trap_service();
 	/* an arm that comes after its CQE fires here */
-	emu_list_for_each_safe(pos, tmp, &nic.cqs)
-	{
-		struct emu_nic_cq *c =
-			container_of(pos, struct emu_nic_cq, node);
-
-		work += nic_cq_poll_arm(c->dev, &c->nc);
-	}
+	work += cq_arm_pass();
 	/* peers' requests: every pass when idle, now and then when busy */
 	if (!work || !(++nic.passes & 15)) {
 		nic_fault_tick();
@@ -223,7 +241,7 @@ static void *nic_thread(void *arg)
 		}
 		stat_refresh();
 		/* a doorbell rung just before its page was protected */
-		if (nic_trap_arm())
+		if (nic_trap_arm() && doorbell_pass())
 			continue;
 		if (nic_trap_all_armed()) {
 			/* a doorbell wakes us: no need to look for one */
