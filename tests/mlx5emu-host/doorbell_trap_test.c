@@ -9,7 +9,8 @@
  * protected. In the signal mode (the default) the doorbell's fault is a
  * SIGBUS the emulator shares with the application: a thread that blocks
  * every signal still rings, and the application's own SIGBUS handler, or
- * the default action, still sees every SIGBUS that is not a doorbell.
+ * the default action, still sees every SIGBUS that is not a doorbell;
+ * a doorbell rung on the page a fault opened is served too.
  *
  *   mlx5emu run -- mlx5emu-host-doorbell-trap-test
  */
@@ -199,6 +200,34 @@ static void test_trap_off_protects_nothing(void **state)
 	loop_close(&l);
 }
 
+/*
+ * In the signal mode the fault's handler leaves the page writable until
+ * the NIC thread next wakes: a doorbell rung again on it before that
+ * faults no more and is found when the thread's timer ends its sleep. The
+ * timer's delay adapts, shorter after it found such a doorbell, longer
+ * after it found none; both kinds of round come here.
+ */
+static void test_doorbell_on_opened_page_is_served(void **state)
+{
+	struct loop l;
+	uint64_t i;
+
+	(void)state;
+	if (!signal_expected())
+		skip();
+	loop_open(&l);
+	loop_write(&l, 1);
+	for (i = 0; i < 40; i++) {
+		assert_true(wait_protected(l.reg));
+		/* faults, and the handler opens the page */
+		loop_write(&l, 2 * i + 2);
+		/* rung on the open page, but for one round in four */
+		if (i % 4)
+			loop_write(&l, 2 * i + 3);
+	}
+	loop_close(&l);
+}
+
 /* ---- the signal mode: SIGBUS shared with the application ---- */
 
 static void *ring_with_every_signal_blocked(void *arg)
@@ -378,6 +407,7 @@ int main(void)
 		cmocka_unit_test(
 			test_sleeping_nic_protects_and_serves_doorbells),
 		cmocka_unit_test(test_trap_off_protects_nothing),
+		cmocka_unit_test(test_doorbell_on_opened_page_is_served),
 		cmocka_unit_test(test_thread_blocking_every_signal_rings),
 		cmocka_unit_test(test_application_sigbus_handler_still_runs),
 		cmocka_unit_test(test_default_sigbus_still_kills),
