@@ -58,6 +58,7 @@ struct nic_engine {
 	bool atfork;
 	unsigned int kicks; /* control-path changes the thread should see */
 	unsigned int passes;
+	int handler_cpu; /* the CPU of a doorbell's handler holding lock, or -1 */
 	struct emu_list qps, cqs;
 	struct nic_dev dev[EMU_MAX_DEVICES]; /* emu_devices[i]'s */
 };

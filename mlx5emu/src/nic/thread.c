@@ -17,6 +17,7 @@
  */
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #if __has_include(<valgrind/helgrind.h>)
 #include <valgrind/helgrind.h>
@@ -52,12 +53,26 @@
  * it refilled its queue meanwhile, where a round trip posts one or two.
  */
 #define NIC_TRAP_STREAM_WQES 4
+/* how long a woken thread waits for a doorbell handler's unlock, at most */
+#define NIC_LOCK_SPIN_NS 30000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
 
 struct nic_engine nic = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
 	.qps = { &nic.qps, &nic.qps },
 	.cqs = { &nic.cqs, &nic.cqs },
+	.handler_cpu = -1,
 };
 
 /* the thread's settings, fixed when it starts */
@@ -170,6 +185,42 @@ static void stat_refresh(void)
 	pthread_mutex_lock(&nic.lock);
 }
 
+/*
+ * Woken, the thread often finds the lock held by a doorbell's handler
+ * (doorbell_trap.c) on the other CPU, for the few microseconds of one
+ * pass. Blocking would make its unlock one more wake-up across CPUs, tens
+ * of microseconds on a virtual machine (in a UCX ping-pong on 2 cores, a
+ * third of the wake-ups were these): wait for it instead. Not for a
+ * handler on this CPU, which we preempted and which cannot let go until
+ * we block, nor for the control path, which may hold the lock long.
+ */
+static void lock_after_sleep(void)
+{
+	struct timespec start, now;
+	unsigned int i;
+	int cpu;
+
+	if (!pthread_mutex_trylock(&nic.lock))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 1;; i++) {
+		cpu = __atomic_load_n(&nic.handler_cpu, __ATOMIC_RELAXED);
+		if (cpu < 0 || cpu == sched_getcpu())
+			break;
+		cpu_relax();
+		if (!pthread_mutex_trylock(&nic.lock))
+			return;
+		if (i % 16)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec -
+			    start.tv_nsec >
+		    NIC_LOCK_SPIN_NS)
+			break;
+	}
+	pthread_mutex_lock(&nic.lock);
+}
+
 static void nic_sleep(unsigned int us)
 {
 	struct pollfd fds[FABRIC_MAX_FDS + 1];
@@ -185,7 +236,7 @@ static void nic_sleep(unsigned int us)
 	pthread_mutex_unlock(&nic.lock);
 	/* a request from a peer process ends the sleep early */
 	ppoll(fds, n, &ts, NULL);
-	pthread_mutex_lock(&nic.lock);
+	lock_after_sleep();
 }
 
 static void *nic_thread(void *arg)
@@ -282,8 +333,10 @@ bool nic_serve_doorbells(void)
 {
 	if (pthread_mutex_trylock(&nic.lock))
 		return false;
+	__atomic_store_n(&nic.handler_cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	sq_pass();
 	fabric_flush();
+	__atomic_store_n(&nic.handler_cpu, -1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&nic.lock);
 	return true;
 }
@@ -313,6 +366,7 @@ static void nic_atfork_child(void)
 	nic.lock = lock;
 	nic.wake = wake;
 	nic.started = false;
+	nic.handler_cpu = -1;
 	emu_list_init(&nic.qps);
 	emu_list_init(&nic.cqs);
 	nic_doorbell_forget();
