@@ -100,7 +100,6 @@ static struct {
 	bool lifted; /* signal mode: by a handler, since the thread looked */
 	long rearm_ns; /* signal mode: the timer's delay after a lift */
 	long timer_ns; /* the delay it was last set to */
-	bool fired; /* the timer ended the sleep that took the last lift */
 	unsigned int n, armed;
 	unsigned int hot; /* ranges polled for now, as of the last arm */
 	struct trap_range r[NIC_TRAP_MAX];
@@ -112,14 +111,6 @@ static struct {
 	.timer = -1,
 	.rearm_ns = NIC_TRAP_REARM_MIN_NS,
 };
-
-static uint64_t trap_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int trap_open(uint64_t features)
 {
@@ -293,7 +284,7 @@ bool nic_trap_arm(void)
 
 	if (trap.fd < 0)
 		return false;
-	now = trap_now();
+	now = nic_now_ns();
 	pthread_mutex_lock(&trap.lock);
 	for (i = 0; i < trap.n; i++) {
 		struct trap_range *r = &trap.r[i];
@@ -338,7 +329,7 @@ bool nic_trap_all_armed(void)
  */
 void nic_trap_stream(void)
 {
-	uint64_t until = trap_now() + NIC_TRAP_HOT_NS;
+	uint64_t until = nic_now_ns() + NIC_TRAP_HOT_NS;
 	unsigned int i;
 
 	pthread_mutex_lock(&trap.lock);
@@ -433,17 +424,17 @@ static bool trap_fault(void *addr)
  * Signal mode: did a handler lift a page since the NIC thread last asked?
  * Then the sleep that ends now let it cool. Its timer is stopped, which
  * also clears an expiry not read, so the fd is no longer readable; the
- * time it had left tells whether it ended the sleep.
+ * time it had left says whether it ended the sleep (*fired).
  */
-bool nic_trap_take_lift(void)
+bool nic_trap_take_lift(bool *fired)
 {
 	struct itimerspec stop = {}, left;
 
 	if (!__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED) ||
 	    !__atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL))
 		return false;
-	trap.fired = !timerfd_settime(trap.timer, 0, &stop, &left) &&
-		     !left.it_value.tv_sec && !left.it_value.tv_nsec;
+	*fired = !timerfd_settime(trap.timer, 0, &stop, &left) &&
+		 !left.it_value.tv_sec && !left.it_value.tv_nsec;
 	return true;
 }
 
@@ -454,12 +445,10 @@ bool nic_trap_take_lift(void)
  * when it found none (a peer's frame would have come first, or nothing
  * was coming: either way the wake-up was wasted).
  */
-void nic_trap_lift_served(unsigned int sq_work)
+void nic_trap_lift_served(bool fired, unsigned int sq_work)
 {
 	long ns = trap.rearm_ns;
-	bool fired = trap.fired;
 
-	trap.fired = false;
 	/* not the timer, or the one that asked to look at once */
 	if (!fired || __atomic_load_n(&trap.timer_ns, __ATOMIC_RELAXED) < ns)
 		return;
@@ -532,7 +521,7 @@ void nic_trap_forked(void)
 		close(trap.timer);
 	trap.lock = lock;
 	trap.fd = trap.timer = -1;
-	trap.tried = trap.partial = trap.lifted = trap.fired = false;
+	trap.tried = trap.partial = trap.lifted = false;
 	trap.rearm_ns = NIC_TRAP_REARM_MIN_NS;
 	trap.n = trap.armed = trap.hot = trap.gone_next = 0;
 	memset(trap.gone, 0, sizeof(trap.gone));

@@ -76,8 +76,8 @@ int nic_start(void);
 /* doorbells that wake the thread (doorbell_trap.c) */
 bool nic_trap_arm(void);
 void nic_trap_service(void);
-bool nic_trap_take_lift(void);
-void nic_trap_lift_served(unsigned int sq_work);
+bool nic_trap_take_lift(bool *fired);
+void nic_trap_lift_served(bool fired, unsigned int sq_work);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);
 void nic_trap_stream(void);

@@ -83,7 +83,7 @@ static struct {
 	struct timespec stat_time;
 } run;
 
-/* every QP's new WQEs, up to the budget; nic.lock held */
+/* every QP's new WQEs, up to the budget, sent; nic.lock held */
 static unsigned int sq_pass(void)
 {
 	unsigned int work = 0;
@@ -97,6 +97,7 @@ static unsigned int sq_pass(void)
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
 	}
+	fabric_flush();
 	return work;
 }
 
@@ -119,10 +120,7 @@ static unsigned int cq_arm_pass(void)
 /* the doorbells alone: what the sleep's poll() does not watch */
 static unsigned int doorbell_pass(void)
 {
-	unsigned int work = sq_pass();
-
-	fabric_flush();
-	return work + cq_arm_pass();
+	return sq_pass() + cq_arm_pass();
 }
 
 static unsigned int nic_pass(unsigned int *sq_work)
@@ -130,7 +128,6 @@ static unsigned int nic_pass(unsigned int *sq_work)
 	unsigned int work = sq_pass();
 
 	*sq_work = work;
-	fabric_flush();
 	/*
 	 * A store that faulted on a protected page waits for this; the
 	 * doorbell record it follows was read above, so the frames are out
@@ -196,29 +193,20 @@ static void stat_refresh(void)
  */
 static void lock_after_sleep(void)
 {
-	struct timespec start, now;
-	unsigned int i;
+	uint64_t until = 0;
 	int cpu;
 
-	if (!pthread_mutex_trylock(&nic.lock))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (i = 1;; i++) {
+	while (pthread_mutex_trylock(&nic.lock)) {
 		cpu = __atomic_load_n(&nic.handler_cpu, __ATOMIC_RELAXED);
-		if (cpu < 0 || cpu == sched_getcpu())
-			break;
-		cpu_relax();
-		if (!pthread_mutex_trylock(&nic.lock))
+		if (cpu < 0 || cpu == sched_getcpu() ||
+		    (until && nic_now_ns() > until)) {
+			pthread_mutex_lock(&nic.lock);
 			return;
-		if (i % 16)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec -
-			    start.tv_nsec >
-		    NIC_LOCK_SPIN_NS)
-			break;
+		}
+		if (!until)
+			until = nic_now_ns() + NIC_LOCK_SPIN_NS;
+		cpu_relax();
 	}
-	pthread_mutex_lock(&nic.lock);
 }
 
 static void nic_sleep(unsigned int us)
@@ -244,7 +232,7 @@ static void *nic_thread(void *arg)
 	unsigned int idle = 0, sleep_us = 1, kicks = 0, slept_us = 0;
 	unsigned int work, sq_work;
 	bool cooled = false; /* the last sleep let rung pages cool */
-	bool lifted;
+	bool lifted, fired;
 
 	(void)arg;
 	/* the back-off relies on short sleeps being short */
@@ -256,10 +244,10 @@ static void *nic_thread(void *arg)
 			stat_refresh();
 		nic_pace_account();
 		/* a doorbell's fault lifted a page while we slept */
-		lifted = nic_trap_take_lift();
+		lifted = nic_trap_take_lift(&fired);
 		work = nic_pass(&sq_work);
 		if (lifted) {
-			nic_trap_lift_served(sq_work);
+			nic_trap_lift_served(fired, sq_work);
 			cooled = true;
 		}
 		/* WQEs posted while the pages cooled: a stream */
@@ -335,7 +323,6 @@ bool nic_serve_doorbells(void)
 		return false;
 	__atomic_store_n(&nic.handler_cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	sq_pass();
-	fabric_flush();
 	__atomic_store_n(&nic.handler_cpu, -1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&nic.lock);
 	return true;
