@@ -10,7 +10,9 @@
  * SIGBUS the emulator shares with the application: a thread that blocks
  * every signal still rings, and the application's own SIGBUS handler, or
  * the default action, still sees every SIGBUS that is not a doorbell;
- * a doorbell rung on the page a fault opened is served too.
+ * a doorbell rung on the page a fault opened is served too. The NIC
+ * thread runs on the CPU where doorbells fault, and gets its CPUs back
+ * when the application streams (mlx5emu/src/nic/placement.c).
  *
  *   mlx5emu run -- mlx5emu-host-doorbell-trap-test
  */
@@ -32,6 +34,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 #include <infiniband/mlx5dv.h>
@@ -228,6 +234,133 @@ static void test_doorbell_on_opened_page_is_served(void **state)
 	loop_close(&l);
 }
 
+/* ---- the NIC thread runs where doorbells fault ---- */
+
+/* the NIC thread's tid, by the name it gives itself */
+static pid_t nic_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	pid_t tid = 0;
+
+	assert_non_null(d);
+	while (!tid && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strcmp(comm, "mlx5emu-nic\n"))
+			tid = atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	assert_true(tid > 0);
+	return tid;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+/* is the NIC thread bound to cpu alone, after doorbells faulted there? */
+static bool nic_follows(struct loop *l, pid_t nic, int cpu, uint64_t *v)
+{
+	cpu_set_t set, one;
+	int i;
+
+	pin_self(cpu);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	for (i = 0; i < 20; i++) {
+		assert_true(wait_protected(l->reg));
+		loop_write(l, ++*v);
+		/* its page protected again: the thread saw the lift */
+		assert_true(wait_protected(l->reg));
+		assert_int_equal(sched_getaffinity(nic, sizeof(set), &set), 0);
+		if (CPU_EQUAL(&set, &one))
+			return true;
+	}
+	return false;
+}
+
+/* post n signaled WRITEs at once, then take their completions */
+static void loop_burst(struct loop *l, unsigned int n, uint64_t v)
+{
+	struct ibv_sge sge = { (uintptr_t)&l->buf[0], 8, l->mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)&l->buf[4], l->mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	unsigned int i, done = 0;
+
+	l->buf[0] = v;
+	for (i = 0; i < n; i++)
+		assert_int_equal(ibv_post_send(l->a, &wr, &bad), 0);
+	while (done < n) {
+		if (!ibv_poll_cq(l->cq, 1, &wc))
+			continue;
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		done++;
+	}
+	assert_true(l->buf[4] == v);
+}
+
+/*
+ * A wake-up or a TLB shootdown that crosses CPUs costs tens of
+ * microseconds on a small virtual machine: while doorbells fault, the
+ * NIC thread runs on the CPU they fault on, and follows the application
+ * when it moves. An application that streams gets it back beside itself,
+ * on the CPUs it started with.
+ */
+static void test_nic_thread_runs_where_doorbells_fault(void **state)
+{
+	cpu_set_t start, set;
+	int cpus[2], n = 0, c, i;
+	uint64_t v = 1;
+	struct loop l;
+	pid_t nic;
+
+	(void)state;
+	if (!signal_expected())
+		skip();
+	assert_int_equal(sched_getaffinity(0, sizeof(start), &start), 0);
+	for (c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &start))
+			cpus[n++] = c;
+	if (n < 2)
+		skip();
+	loop_open(&l);
+	loop_write(&l, v);
+	nic = nic_tid();
+	assert_true(nic_follows(&l, nic, cpus[1], &v));
+	assert_true(nic_follows(&l, nic, cpus[0], &v));
+	/* a burst posted on the page its fault opened: a stream */
+	for (i = 0; i < 20; i++) {
+		assert_true(wait_protected(l.reg));
+		loop_burst(&l, 7, ++v);
+		assert_int_equal(sched_getaffinity(nic, sizeof(set), &set), 0);
+		if (CPU_EQUAL(&set, &start))
+			break;
+	}
+	assert_true(CPU_EQUAL(&set, &start));
+	assert_int_equal(sched_setaffinity(0, sizeof(start), &start), 0);
+	loop_close(&l);
+}
+
 /* ---- the signal mode: SIGBUS shared with the application ---- */
 
 static void *ring_with_every_signal_blocked(void *arg)
@@ -408,6 +541,7 @@ int main(void)
 			test_sleeping_nic_protects_and_serves_doorbells),
 		cmocka_unit_test(test_trap_off_protects_nothing),
 		cmocka_unit_test(test_doorbell_on_opened_page_is_served),
+		cmocka_unit_test(test_nic_thread_runs_where_doorbells_fault),
 		cmocka_unit_test(test_thread_blocking_every_signal_rings),
 		cmocka_unit_test(test_application_sigbus_handler_still_runs),
 		cmocka_unit_test(test_default_sigbus_still_kills),

@@ -407,6 +407,7 @@ static bool trap_fault(void *addr)
 		r->state = TRAP_COOL;
 	}
 	pthread_mutex_unlock(&trap.lock);
+	nic_place_ringer();
 	rearm.it_value.tv_nsec =
 		__atomic_load_n(&trap.rearm_ns, __ATOMIC_RELAXED);
 	/* the NIC thread had the lock: it is awake, make it look now */

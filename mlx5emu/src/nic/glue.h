@@ -94,6 +94,12 @@ void nic_drain_sq(struct emu_nic_qp *q);
 void nic_pace_start(void);
 bool nic_pace_may_spin(void);
 void nic_pace_account(void);
+bool nic_pace_demoted(void);
+/* placement.c: the thread's CPU follows its application's doorbells */
+void nic_place_start(void);
+void nic_place_ringer(void);
+void nic_place_follow(void);
+void nic_place_release(void);
 /* rings and doorbell records the NIC reaches as DMA (thread.c) */
 void nic_dma_area(const void *addr, size_t len);
 

@@ -149,6 +149,12 @@ bool nic_pace_may_spin(void)
 	return nic_class == EMU_NIC_SCHED_OTHER;
 }
 
+/* Is a real-time thread in the default class for now (over budget)? */
+bool nic_pace_demoted(void)
+{
+	return demoted;
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -181,8 +187,12 @@ void nic_pace_account(void)
 	       (wall - window.wall) * NIC_PACE_FIFO_SHARE;
 	/* demoted, it comes back after one window within budget */
 	demote = demoted ? over : over && was_over;
-	if (demote != demoted && !set_fifo(!demote))
+	if (demote != demoted && !set_fifo(!demote)) {
 		demoted = demote;
+		/* in the default class, beside the application, not on its CPU */
+		if (demoted)
+			nic_place_release();
+	}
 	was_over = over;
 	window.wall = wall;
 	window.cpu = cpu;

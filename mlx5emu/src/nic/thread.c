@@ -237,7 +237,10 @@ static void *nic_thread(void *arg)
 	(void)arg;
 	/* the back-off relies on short sleeps being short */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* for top -H, perf and the tests */
+	pthread_setname_np(pthread_self(), "mlx5emu-nic");
 	nic_pace_start();
+	nic_place_start();
 	pthread_mutex_lock(&nic.lock);
 	for (;;) {
 		if (!(nic.passes & 4095))
@@ -249,10 +252,14 @@ static void *nic_thread(void *arg)
 		if (lifted) {
 			nic_trap_lift_served(fired, sq_work);
 			cooled = true;
+			if (!nic_pace_demoted())
+				nic_place_follow();
 		}
 		/* WQEs posted while the pages cooled: a stream */
-		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES)
+		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES) {
 			nic_trap_stream();
+			nic_place_release();
+		}
 		cooled = false;
 		if (work) {
 			idle = slept_us = 0;
