@@ -93,8 +93,11 @@ static void loop_close(struct loop *l)
 	ibv_close_device(l->ctx);
 }
 
-/* a signaled RDMA WRITE of v from a into b's buf[4], and its completion */
-static void loop_write(struct loop *l, uint64_t v)
+/*
+ * n signaled RDMA WRITEs of v from a into b's buf[4], posted at once, and
+ * their completions
+ */
+static void loop_burst(struct loop *l, unsigned int n, uint64_t v)
 {
 	struct ibv_sge sge = { (uintptr_t)&l->buf[0], 8, l->mr->lkey };
 	struct ibv_send_wr wr = {
@@ -105,13 +108,24 @@ static void loop_write(struct loop *l, uint64_t v)
 		.wr.rdma = { (uintptr_t)&l->buf[4], l->mr->rkey },
 	}, *bad;
 	struct ibv_wc wc;
+	unsigned int i, done = 0;
 
 	l->buf[0] = v;
-	assert_int_equal(ibv_post_send(l->a, &wr, &bad), 0);
-	while (!ibv_poll_cq(l->cq, 1, &wc))
-		;
-	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ibv_post_send(l->a, &wr, &bad), 0);
+	while (done < n) {
+		if (!ibv_poll_cq(l->cq, 1, &wc))
+			continue;
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		done++;
+	}
 	assert_true(l->buf[4] == v);
+}
+
+/* a single one */
+static void loop_write(struct loop *l, uint64_t v)
+{
+	loop_burst(l, 1, v);
 }
 
 static bool write_protected(uintptr_t addr)
@@ -291,32 +305,6 @@ static bool nic_follows(struct loop *l, pid_t nic, int cpu, uint64_t *v)
 			return true;
 	}
 	return false;
-}
-
-/* post n signaled WRITEs at once, then take their completions */
-static void loop_burst(struct loop *l, unsigned int n, uint64_t v)
-{
-	struct ibv_sge sge = { (uintptr_t)&l->buf[0], 8, l->mr->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { (uintptr_t)&l->buf[4], l->mr->rkey },
-	}, *bad;
-	struct ibv_wc wc;
-	unsigned int i, done = 0;
-
-	l->buf[0] = v;
-	for (i = 0; i < n; i++)
-		assert_int_equal(ibv_post_send(l->a, &wr, &bad), 0);
-	while (done < n) {
-		if (!ibv_poll_cq(l->cq, 1, &wc))
-			continue;
-		assert_int_equal(wc.status, IBV_WC_SUCCESS);
-		done++;
-	}
-	assert_true(l->buf[4] == v);
 }
 
 /*
