@@ -98,6 +98,8 @@ static struct {
 	int fd; /* -1: doorbells are polled */
 	int timer; /* >= 0: signal mode; ends the sleep after a lift */
 	bool lifted; /* signal mode: by a handler, since the thread looked */
+	bool timer_due; /* signal mode: the timer's fd was readable */
+	int handlers; /* signal mode: running, their stores not done */
 	long rearm_ns; /* signal mode: the timer's delay after a lift */
 	long timer_ns; /* the delay it was last set to */
 	unsigned int n, armed;
@@ -293,7 +295,13 @@ bool nic_trap_arm(void)
 			hot++;
 		} else if (r->state == TRAP_OPEN) {
 			r->state = TRAP_COOL;
-		} else if (r->state != TRAP_COOL) {
+		} else if (r->state != TRAP_COOL ||
+			   __atomic_load_n(&trap.handlers, __ATOMIC_ACQUIRE)) {
+			/*
+			 * A handler we preempted has not returned: protected
+			 * now, its page would fault again when the store is
+			 * redone, and open with nothing rung.
+			 */
 			continue;
 		} else if (!protect(r, true)) {
 			r->state = TRAP_ARMED;
@@ -401,6 +409,7 @@ static bool trap_fault(void *addr)
 		pthread_mutex_unlock(&trap.lock);
 		return gone;
 	}
+	__atomic_add_fetch(&trap.handlers, 1, __ATOMIC_ACQ_REL);
 	if (r->state == TRAP_ARMED) {
 		lift(r);
 		/* the store completes when we return: protect it next time */
@@ -415,28 +424,45 @@ static bool trap_fault(void *addr)
 		rearm.it_value.tv_nsec = NIC_TRAP_REARM_NOW_NS;
 	__atomic_store_n(&trap.timer_ns, rearm.it_value.tv_nsec,
 			 __ATOMIC_RELAXED);
-	/* the timer first: the thread that sees the flag stops it */
+	/* the timer first: the thread that sees the flag reads its expiry */
 	timerfd_settime(trap.timer, 0, &rearm, NULL);
 	__atomic_store_n(&trap.lifted, true, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&trap.handlers, 1, __ATOMIC_ACQ_REL);
 	return true;
 }
 
 /*
  * Signal mode: did a handler lift a page since the NIC thread last asked?
- * Then the sleep that ends now let it cool. Its timer is stopped, which
- * also clears an expiry not read, so the fd is no longer readable; the
- * time it had left says whether it ended the sleep (*fired).
+ * Then the sleep that ends now let it cool; *fired says whether the timer
+ * expired since the last look. The timer is not stopped: that reprograms
+ * the CPU's timer, a trap to the hypervisor, and on the 2-core VM cost the
+ * thread 9 us of every wake-up, before the frame that woke it was served;
+ * the next fault sets it again anyway. An expiry that found no lift came
+ * after the page was protected again: the delay was too short.
  */
 bool nic_trap_take_lift(bool *fired)
 {
-	struct itimerspec stop = {}, left;
+	uint64_t expiries;
+	bool lifted;
 
-	if (!__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED) ||
-	    !__atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL))
+	if (!trap.timer_due && !__atomic_load_n(&trap.lifted, __ATOMIC_RELAXED))
 		return false;
-	*fired = !timerfd_settime(trap.timer, 0, &stop, &left) &&
-		 !left.it_value.tv_sec && !left.it_value.tv_nsec;
-	return true;
+	/* read, or the fd stays readable and the sleep ends at once */
+	*fired = false;
+	if (trap.timer_due)
+		*fired = read(trap.timer, &expiries, sizeof(expiries)) > 0;
+	trap.timer_due = false;
+	lifted = __atomic_exchange_n(&trap.lifted, false, __ATOMIC_ACQ_REL);
+	if (*fired && !lifted)
+		nic_trap_lift_served(true, 0);
+	return lifted;
+}
+
+/* the sleep ended with nic_trap_fd() readable */
+void nic_trap_woken(void)
+{
+	if (trap.timer >= 0)
+		trap.timer_due = true;
 }
 
 /*
@@ -522,7 +548,8 @@ void nic_trap_forked(void)
 		close(trap.timer);
 	trap.lock = lock;
 	trap.fd = trap.timer = -1;
-	trap.tried = trap.partial = trap.lifted = false;
+	trap.tried = trap.partial = trap.lifted = trap.timer_due = false;
+	trap.handlers = 0;
 	trap.rearm_ns = NIC_TRAP_REARM_MIN_NS;
 	trap.n = trap.armed = trap.hot = trap.gone_next = 0;
 	memset(trap.gone, 0, sizeof(trap.gone));

@@ -77,6 +77,7 @@ int nic_start(void);
 bool nic_trap_arm(void);
 void nic_trap_service(void);
 bool nic_trap_take_lift(bool *fired);
+void nic_trap_woken(void);
 void nic_trap_lift_served(bool fired, unsigned int sq_work);
 bool nic_trap_all_armed(void);
 bool nic_trap_covers_all(void);

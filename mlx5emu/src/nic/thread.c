@@ -214,17 +214,21 @@ static void nic_sleep(unsigned int us)
 	struct pollfd fds[FABRIC_MAX_FDS + 1];
 	int n = fabric_fds(fds, FABRIC_MAX_FDS, answers_awaited());
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+	struct pollfd *trap_fd = &fds[n];
 
 	/* so does a doorbell, on a page protected for the purpose */
-	fds[n].fd = nic_trap_fd();
-	fds[n].events = POLLIN;
-	if (fds[n].fd >= 0)
+	trap_fd->fd = nic_trap_fd();
+	trap_fd->events = POLLIN;
+	trap_fd->revents = 0;
+	if (trap_fd->fd >= 0)
 		n++;
 
 	pthread_mutex_unlock(&nic.lock);
 	/* a request from a peer process ends the sleep early */
 	ppoll(fds, n, &ts, NULL);
 	lock_after_sleep();
+	if (trap_fd->revents & POLLIN)
+		nic_trap_woken();
 }
 
 static void *nic_thread(void *arg)
