@@ -298,7 +298,7 @@ bool nic_trap_arm(void)
 		} else if (r->state != TRAP_COOL ||
 			   __atomic_load_n(&trap.handlers, __ATOMIC_ACQUIRE)) {
 			/*
-			 * A handler we preempted has not returned: protected
+			 * A handler has not returned (one we preempted): protected
 			 * now, its page would fault again when the store is
 			 * redone, and open with nothing rung.
 			 */

@@ -35,8 +35,8 @@ static struct {
 	uint64_t moved; /* when it was last bound */
 } place = { .cpu = -1 };
 
-/* CPU + 1 of the last doorbell handler, 0 for none; written in a handler */
-static int ringer;
+/* the CPU of the last doorbell handler, -1 for none; written in a handler */
+static int ringer = -1;
 
 /* the NIC thread, as it starts (a fork child's thread too) */
 void nic_place_start(void)
@@ -44,27 +44,28 @@ void nic_place_start(void)
 	place.known = !sched_getaffinity(0, sizeof(place.start), &place.start);
 	place.cpu = -1;
 	place.moved = 0;
-	__atomic_store_n(&ringer, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ringer, -1, __ATOMIC_RELAXED);
 }
 
 /* a doorbell's fault is served on this CPU; async-signal-safe */
 void nic_place_ringer(void)
 {
-	int cpu = sched_getcpu();
-
-	if (cpu >= 0)
-		__atomic_store_n(&ringer, cpu + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ringer, sched_getcpu(), __ATOMIC_RELAXED);
 }
 
-/* the NIC thread, after a handler lifted a page: run where it rang */
+/*
+ * The NIC thread, after a handler lifted a page: run where it rang. Not
+ * while over its real-time budget: in the default class it would take
+ * turns with its application on that CPU.
+ */
 void nic_place_follow(void)
 {
-	int cpu = __atomic_load_n(&ringer, __ATOMIC_RELAXED) - 1;
+	int cpu = __atomic_load_n(&ringer, __ATOMIC_RELAXED);
 	uint64_t now;
 	cpu_set_t one;
 
 	if (cpu < 0 || cpu == place.cpu || !place.known || cpu >= CPU_SETSIZE ||
-	    !CPU_ISSET(cpu, &place.start))
+	    !CPU_ISSET(cpu, &place.start) || nic_pace_demoted())
 		return;
 	now = nic_now_ns();
 	if (place.cpu >= 0 && now - place.moved < NIC_PLACE_MOVE_NS)

@@ -256,8 +256,7 @@ static void *nic_thread(void *arg)
 		if (lifted) {
 			nic_trap_lift_served(fired, sq_work);
 			cooled = true;
-			if (!nic_pace_demoted())
-				nic_place_follow();
+			nic_place_follow();
 		}
 		/* WQEs posted while the pages cooled: a stream */
 		if (cooled && sq_work >= NIC_TRAP_STREAM_WQES) {
