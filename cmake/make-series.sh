@@ -22,10 +22,22 @@ out=${2:?usage: make-series.sh SRC_DIR OUT_DIR}
 [ -d "$src/.git" ] || die "$(shown "$src") is not a patch-queue tree: run 'make tree' first"
 plan=$patches/submissions
 [ -f "$plan" ] || die "$(shown "$plan") is missing"
-name=$(git -C "$src" config user.name || true)
-email=$(git -C "$src" config user.email || true)
+# The identity is the one of the project's checkout (its own config, then
+# the global one), not build/src's: an identity set only in the checkout
+# must not be lost to the extracted tree's global fallback.
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	idsrc=$top
+else
+	idsrc=$src
+fi
+name=$(git -C "$idsrc" config user.name || true)
+email=$(git -C "$idsrc" config user.email || true)
 [ -n "$name" ] && [ -n "$email" ] ||
-	die "make series signs off every patch with your git identity and there is none: set it with git config --global user.name 'Your Name' and git config --global user.email you@example.org"
+	die "make series signs off every patch with your git identity and there is none: set it with git config user.name 'Your Name' and git config user.email you@example.org in this checkout (or --global)"
+# every commit made below is authored, committed and signed off as that identity
+subgit() {
+	git -C "$wt" -c user.name="$name" -c user.email="$email" "$@"
+}
 
 # The plan: names in order, and per name its bases, options and subjects
 declare -a names=()
@@ -98,6 +110,43 @@ base_text() {
 	echo "rdma-core 65.0${text:+ with these submissions applied first, in this order:$text}"
 }
 
+# Upstream takes every change as a GitHub pull request from a dedicated
+# branch, and wants patches that change the library API or its versioned
+# symbols on linux-rdma@vger.kernel.org too (Documentation/contributing.md).
+# OUT/<name>/pull-request.txt says what the pull request needs; the branch
+# submit/<name> in SRC holds the submission's commits, ready to push.
+write_pull_request() {
+	local n=$1 from=$2 prefix=$3 later=$4 note=$5 api list title
+	api=$(git -C "$wt" diff --name-only "$from" HEAD |
+		grep -E '\.map(\.in)?$|^libibverbs/verbs\.h$|^providers/[^/]*/[^/]*dv\.h$|^libibverbs/man/|^providers/[^/]*/man/' |
+		sort -u | xargs || true)
+	if [ -n "$api" ]; then
+		list="yes: it changes the library API or its man pages ($api), so send the patches to linux-rdma@vger.kernel.org as well, naming the pull request in the cover letter"
+	else
+		list="no: no library API changes, the pull request alone is enough"
+	fi
+	title=$(head -n1 "$patches/cover-$n.txt")
+	case $prefix in RFC*) title="[RFC] $title" ;; esac
+	{
+		echo "Title: $title"
+		echo "Branch: submit/$n (in $(shown "$src"); push it to your GitHub fork under that name)"
+		echo "Base: linux-rdma/rdma-core master; $(base_text "$n")"
+		[ "${bases[$n]}" = 65.0 ] ||
+			echo "(the branch carries those submissions' commits first, until they are merged)"
+		echo "Mailing list: $list"
+		[ "$later" = no ] || echo "When: after the submissions it builds on are agreed"
+		echo "Commits: $(git -C "$wt" rev-list --count "$from"..HEAD)"
+		echo
+		echo "Body:"
+		echo
+		echo "$note"
+		echo
+		tail -n +2 "$patches/cover-$n.txt" | sed '/./,$!d'
+		echo
+		git -C "$wt" log --reverse --format='- %s' "$from"..HEAD
+	} >"$out/$n/pull-request.txt"
+}
+
 out=$(realpath -m "$out")
 wt=$src.submission
 cleanup() {
@@ -114,15 +163,15 @@ for n in "${names[@]}"; do
 	# the bases, from the files written for them: they apply as sent
 	for b in $(stack_of "$n"); do
 		# shellcheck disable=SC2046
-		git -C "$wt" am -q $(ls "$out/$b"/0*.patch | grep -v /0000-cover-letter.patch) >/dev/null 2>&1 ||
+		subgit am -q $(ls "$out/$b"/0*.patch | grep -v /0000-cover-letter.patch) >/dev/null 2>&1 ||
 			die "$b does not apply on its base (${bases[$b]// /, })"
 	done
 	from=$(git -C "$wt" rev-parse HEAD)
 	while IFS= read -r s; do
 		[ -n "$s" ] || continue
 		c=${commit_of[$s]}
-		{ git -C "$wt" cherry-pick -n "$c" &&
-			git -C "$wt" commit -q -C "$c" --reset-author --signoff; } >/dev/null 2>&1 ||
+		{ subgit cherry-pick -n "$c" &&
+			subgit commit -q -C "$c" --reset-author --signoff; } >/dev/null 2>&1 ||
 			die "\"$s\" ($n) does not apply on its base (${bases[$n]// /, }) and the patches before it in $n"
 	done <<<"${subjects[$n]}"
 
@@ -130,7 +179,7 @@ for n in "${names[@]}"; do
 	case " ${opts[$n]} " in *" rfc "*) prefix="RFC PATCH rdma-core" ;; esac
 	later=no
 	case " ${opts[$n]} " in *" later "*) later=yes ;; esac
-	git -C "$wt" format-patch -q --cover-letter --zero-commit --no-signature \
+	subgit format-patch -q --cover-letter --zero-commit --no-signature \
 		--subject-prefix="$prefix" -o "$out/$n" "$from"..HEAD
 	cover=$patches/cover-$n.txt
 	note="Applies on $(base_text "$n")."
@@ -144,6 +193,8 @@ text = text.replace("*** SUBJECT HERE ***", os.environ["SUBJECT"])
 text = text.replace("*** BLURB HERE ***", os.environ["BODY"].strip("\n"))
 open(path, "w").write(text)
 PY
+	write_pull_request "$n" "$from" "$prefix" "$later" "$note"
+	srcgit branch -f "submit/$n" "$(git -C "$wt" rev-parse HEAD)" >/dev/null
 	echo "$n $(tr ' ' , <<<"${bases[$n]}") $later" >>"$out/ORDER"
 	when=
 	[ $later = no ] || when=" (sent later)"

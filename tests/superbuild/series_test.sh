@@ -148,7 +148,10 @@ series_needs_identity)
 	cp "$top"/patches/* "$work/patches/"
 	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches HOME=$work
 	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
-	run "$top/cmake/make-series.sh" "$work/src" "$work/out"
+	# a checkout of its own, without an identity, whatever this one has
+	scripts=$(isolated_scripts)
+	git init -q "$work/repo"
+	run "$scripts/make-series.sh" "$work/src" "$work/out"
 	expect_one_line_error "git identity" "user.email"
 	[ ! -e "$work/out" ] || die "wrote a submission without an identity"
 	;;
@@ -197,7 +200,48 @@ submission)
 	! grep -rqi 'tdshare' "$work"/out/*/ || die "the fork's name or version tag is in the submission"
 	grep -q ' yes$' "$work/out/ORDER" || die "no submission is marked as sent later"
 	git -C "$work/src" worktree list | grep -q submission && die "temporary worktree left behind"
+	# what each pull request needs: title, branch, body; the branch holds the
+	# submission's commits on upstream
+	for name in $names; do
+		pr=$work/out/$name/pull-request.txt
+		[ -f "$pr" ] || die "$name: no pull-request.txt"
+		title=$(head -n1 "$work/patches/cover-$name.txt")
+		grep -qF "Title: " "$pr" && grep -F "Title: " "$pr" | grep -qF -- "$title" ||
+			die "$name: the pull request's title is not the cover letter's subject"
+		grep -qxF "Body:" "$pr" || die "$name: the pull request has no body"
+		grep -q "^Branch: submit/$name " "$pr" || die "$name: the pull request names no branch"
+		want=$(($(ls "$work/out/$name" | grep -c '^0[0-9]*-.*\.patch$') - 1))
+		got=$(git -C "$work/src" rev-list --count "upstream..submit/$name") ||
+			die "$name: no branch submit/$name in the tree"
+		bases_of=$(grep "^$name " "$work/out/ORDER" | cut -d' ' -f2)
+		[ "$bases_of" != 65.0 ] || [ "$got" -eq "$want" ] ||
+			die "$name: submit/$name holds $got commits on upstream, not $want"
+		grep -q '^Mailing list: ' "$pr" || die "$name: the pull request does not say whether the list needs it"
+	done
+	grep -q '^Mailing list: yes' "$work/out/4-td-sharing/pull-request.txt" ||
+		die "4-td-sharing adds library API but its pull request does not ask for the mailing list"
+	grep -q '^Mailing list: no' "$work/out/1-fixes/pull-request.txt" ||
+		die "1-fixes changes no API but its pull request asks for the mailing list"
 	echo "ok: $(wc -w <<<"$names") submissions, $total patches"
+	;;
+series_identity_of_checkout)
+	# an identity set only in the project's checkout (no global one) is the
+	# submitter's: make series must not fall back to build/src's empty one
+	mkdir -p "$work/patches"
+	cp "$top"/patches/* "$work/patches/"
+	export RDMA_CORE_TARBALL=$tarball FORK_PATCHES_DIR=$work/patches
+	"$top/cmake/prepare-source.sh" "$work/src" 2>/dev/null || die "series does not apply"
+	scripts=$(isolated_scripts)
+	git init -q "$work/repo"
+	git -C "$work/repo" config user.name "Checkout Submitter"
+	git -C "$work/repo" config user.email checkout@example.org
+	"$scripts/make-series.sh" "$work/src" "$work/out" 2>/dev/null ||
+		die "make series refused an identity configured in the checkout"
+	for p in "$work"/out/*/0*-*.patch; do
+		grep -q '^From: Checkout Submitter <checkout@example.org>$' "$p" ||
+			die "$(basename "$p") is not from the checkout's identity"
+	done
+	echo "ok: every patch and cover letter is from the checkout's identity"
 	;;
 submission_plan_is_complete)
 	# a queue patch in no submission and not fork-only stops make series
