@@ -247,6 +247,76 @@ static long long context_limit(const struct plan_device *dev)
 	return limit;
 }
 
+/* an unbounded or unknown count wins over a number */
+static long long add_capacity(long long sum, long long c)
+{
+	if (sum == PLAN_UNKNOWN || c == PLAN_UNKNOWN)
+		return PLAN_UNKNOWN;
+	if (sum == PLAN_UNBOUNDED || c == PLAN_UNBOUNDED)
+		return PLAN_UNBOUNDED;
+	return sum + c;
+}
+
+static long long min_capacity(long long a, long long b)
+{
+	if (a == PLAN_UNKNOWN || a == PLAN_UNBOUNDED)
+		return b;
+	if (b == PLAN_UNKNOWN || b == PLAN_UNBOUNDED)
+		return a;
+	return a < b ? a : b;
+}
+
+/*
+ * The TDs the node's contexts hold at level: the device's UARs left after
+ * every context's open as one pool (the ranks take them first come, first
+ * served), each context within its own limit.
+ */
+static long long node_capacity(const struct plan_device *dev,
+			       const struct plan_job *job, unsigned int level,
+			       long long limit)
+{
+	unsigned int nupp = dev->uars_per_page ? dev->uars_per_page : 1;
+	long long n = (long long)job->ranks * job->contexts;
+	long long pool = PLAN_UNKNOWN, devx = 0, by_ctx = 0, c;
+	unsigned int i, d;
+
+	if (!plan_level_supported(dev, level))
+		return 0;
+	for (i = 0; i < job->contexts; i++) {
+		d = plan_context_share(job->devx_uars, job->contexts, i);
+		devx += dev->blueflame ? (long long)div_up(d, 2) :
+					 (long long)nc_devx_uars(dev, d);
+		c = plan_capacity(dev, level, d,
+				  limit == PLAN_UNKNOWN ?
+					  PLAN_UNKNOWN :
+					  (limit - dev->open_uars) / nupp *
+						  nupp);
+		by_ctx = add_capacity(by_ctx, c);
+	}
+	devx *= job->ranks;
+	if (by_ctx >= 0)
+		by_ctx *= job->ranks;
+	if (dev->device_uars != PLAN_UNKNOWN) {
+		long long left = dev->device_uars - n * dev->open_uars;
+
+		if (left < 0)
+			left = 0;
+		if (level == 2 && dev->blueflame)
+			left = 2 * left -
+			       (long long)job->ranks * job->devx_uars;
+		else
+			left -= devx;
+		if (left < 0)
+			left = 0;
+		pool = left;
+		if ((!dev->blueflame && level != 1) || level == 3)
+			pool = level == 3 && dev->blueflame && left < n ?
+				       0 :
+				       PLAN_UNBOUNDED;
+	}
+	return min_capacity(by_ctx, pool);
+}
+
 static void plan_one_level(const struct plan_device *dev,
 			   const struct plan_job *job, unsigned int level,
 			   struct plan_level *l)
@@ -271,6 +341,7 @@ static void plan_one_level(const struct plan_device *dev,
 		l->context_fit = PLAN_FIT_NO;
 		l->node_fit = PLAN_FIT_NO;
 	}
+	l->node_capacity = node_capacity(dev, job, level, limit);
 	l->context_capacity = plan_capacity(
 		dev, level, d0,
 		limit == PLAN_UNKNOWN ?

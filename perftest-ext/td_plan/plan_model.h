@@ -66,6 +66,8 @@ struct plan_level {
 	enum plan_fit node_fit; /* the node in the device */
 	/* thread domains one context holds at this level (job's DEVX in) */
 	long long context_capacity;
+	/* ... and all contexts of the node together, the device shared */
+	long long node_capacity;
 };
 
 struct plan_mix {

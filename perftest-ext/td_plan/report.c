@@ -83,26 +83,27 @@ static void text_device(FILE *f, const struct plan_report *r)
 
 static void text_levels(FILE *f, const struct plan_report *r)
 {
-	char buf[32];
+	char buf[32], nbuf[32];
 	unsigned int l;
 
-	fprintf(f, " %-6s %-9s %9s %10s %10s %-9s %-9s %9s\n", "level",
+	fprintf(f, " %-5s %-8s %8s %9s %9s %-8s %-9s %9s %9s\n", "level",
 		"sharing", "UARs/ctx", "UARs/rank", "UARs/node", "ctx fits",
-		"node fits", "TDs/ctx");
+		"node fits", "TDs/ctx", "TDs/node");
 	for (l = 1; l <= 3; l++) {
 		const struct plan_level *lv = &r->res->level[l];
 
 		if (!lv->supported) {
 			fprintf(f,
-				" %-6u %-9s unsupported by this device/library\n",
+				" %-5u %-8s unsupported by this device/library\n",
 				l, level_name[l]);
 			continue;
 		}
-		fprintf(f, " %-6u %-9s %9llu %10llu %10llu %-9s %-9s %9s\n", l,
-			level_name[l], lv->context_uars, lv->rank_uars,
+		fprintf(f, " %-5u %-8s %8llu %9llu %9llu %-8s %-9s %9s %9s\n",
+			l, level_name[l], lv->context_uars, lv->rank_uars,
 			lv->node_uars, fit_text(lv->context_fit),
 			fit_text(lv->node_fit),
-			count_text(buf, sizeof(buf), lv->context_capacity));
+			count_text(buf, sizeof(buf), lv->context_capacity),
+			count_text(nbuf, sizeof(nbuf), lv->node_capacity));
 	}
 }
 
@@ -207,6 +208,7 @@ static void json_levels(struct json_writer *w, const struct plan_report *r)
 		json_string(w, "context_fits", fit_text(lv->context_fit));
 		json_string(w, "node_fits", fit_text(lv->node_fit));
 		json_count(w, "context_capacity", lv->context_capacity);
+		json_count(w, "node_capacity", lv->node_capacity);
 		json_end_object(w);
 	}
 	json_end_array(w);

@@ -99,6 +99,29 @@ obs=$(observe --device-uars=12 -- X=1 "$alloc" 1 100)
 check "--device-uars=12: level-1 TDs of one rank" \
 	"$(jq -r .fallback.context_budget <<<"$p")" "${obs% *}"
 
+# a node's ranks share the device: 4 processes open, then all allocate
+# level-1 TDs and hold them; together they get what the planner gives
+hold=$(mktemp -d)
+p=$(plan_json --device-uars=30 -- -r 4 -t 16 --device-uars=30)
+"$MLX5EMU" run --device-uars=30 -- sh -c '
+	wait_for() { # N SUFFIX
+		i=0
+		while [ $(ls "$dir" | grep -c "$2\$") -lt $1 ]; do
+			i=$((i + 1)); [ $i -lt 600 ] || return 1; sleep 0.1
+		done
+	}
+	dir=$1
+	for i in 1 2 3 4; do TD_PLAN_HOLD=$dir "$2" 1 100 & done
+	wait_for 4 open && touch "$dir/go" && wait_for 4 count
+	touch "$dir/release"; wait' sh "$hold" "$alloc"
+obs=$(cat "$hold"/*.count 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+check "--device-uars=30, 4 ranks: level-1 TDs on the node" \
+	"$(jq -r '.levels[0].node_capacity' <<<"$p")" "$obs"
+check "--device-uars=30, 4 ranks x 16: level 1 fits the node" \
+	"$(jq -r '.levels[0].node_fits' <<<"$p")" \
+	"$([ "$obs" -ge 64 ] && echo yes || echo no)"
+rm -rf "$hold"
+
 # what the emulated device does not show stays unknown
 p=$(plan_json -- -t 16)
 for key in context_uars device_uars bar_bytes probe_level1_tds; do

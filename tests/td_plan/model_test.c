@@ -228,6 +228,35 @@ static void test_device_share(void **state)
 	assert_int_equal(plan_context_budget(&d, &job), 9);
 }
 
+/* the node's TDs: the device's UARs after every open, first come */
+static void test_node_capacity(void **state)
+{
+	struct plan_device d = dynamic_dev(PLAN_UNKNOWN);
+	struct plan_job job = { .ranks = 4, .threads = 16, .contexts = 1 };
+	struct plan_result r;
+
+	(void)state;
+	d.device_uars = 30;
+	plan_compute(&d, &job, PLAN_LADDER_RESERVE, &r);
+	assert_int_equal(r.level[1].node_capacity, 26);
+	assert_int_equal(r.level[2].node_capacity, 52);
+	assert_int_equal(r.level[3].node_capacity, PLAN_UNBOUNDED);
+	/* each context's own limit bounds it too */
+	d.context_uars = 5;
+	plan_compute(&d, &job, PLAN_LADDER_RESERVE, &r);
+	assert_int_equal(r.level[1].node_capacity, 16);
+	/* 2 DEVX UARs a rank take a UAR of each rank */
+	d.context_uars = PLAN_UNKNOWN;
+	job.devx_uars = 2;
+	plan_compute(&d, &job, PLAN_LADDER_RESERVE, &r);
+	assert_int_equal(r.level[1].node_capacity, 22);
+	assert_int_equal(r.level[2].node_capacity, 44);
+	/* no device figure: unknown */
+	d.device_uars = PLAN_UNKNOWN;
+	plan_compute(&d, &job, PLAN_LADDER_RESERVE, &r);
+	assert_int_equal(r.level[1].node_capacity, PLAN_UNKNOWN);
+}
+
 static void test_contexts_and_split(void **state)
 {
 	struct plan_device d = dynamic_dev(PLAN_UNKNOWN);
@@ -294,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_fallback_without_level1),
 		cmocka_unit_test(test_no_blueflame),
 		cmocka_unit_test(test_device_share),
+		cmocka_unit_test(test_node_capacity),
 		cmocka_unit_test(test_contexts_and_split),
 		cmocka_unit_test(test_best_split),
 		cmocka_unit_test(test_bar_size),
