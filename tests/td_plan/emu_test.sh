@@ -137,4 +137,11 @@ check "static: 8 UARs at open" 8 \
 check "static: the dynamic range" 512 \
 	"$(plan_json --uar=static -- | jq -r .device.legacy_pages)"
 
+# a device that is not there: exit 4 and its name
+out=$("$MLX5EMU" run -- "$plan" -d mlx5_9 2>&1)
+rc=$?
+check "-d mlx5_9: exit status" 4 "$rc"
+check "-d mlx5_9: message" yes \
+	"$(grep -q 'no device mlx5_9' <<<"$out" && echo yes || echo no)"
+
 exit $fail
