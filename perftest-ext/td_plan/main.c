@@ -11,6 +11,7 @@
 
 #include "device_query.h"
 #include "exit_code.h"
+#include "output_file.h"
 #include "parse_number.h"
 #include "plan_model.h"
 #include "report.h"
@@ -26,6 +27,7 @@ struct options {
 	enum plan_ladder ladder;
 	bool probe;
 	bool json;
+	const char *json_file; /* --out_json[_file], besides the table */
 };
 
 enum {
@@ -36,6 +38,8 @@ enum {
 	OPT_LADDER,
 	OPT_PROBE,
 	OPT_JSON,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +53,8 @@ static const struct option long_opts[] = {
 	{ "ladder", required_argument, NULL, OPT_LADDER },
 	{ "probe", no_argument, NULL, OPT_PROBE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+	{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{}
@@ -78,6 +84,9 @@ static void usage(FILE *f)
 		"                        then free them: measures the context's limit (idle\n"
 		"                        devices only: other processes lose those UARs meanwhile)\n"
 		"      --json            the plan as one JSON document on stdout\n"
+		"      --out_json        the table, and the JSON in " PERFTEST_JSON_DEFAULT
+		"\n"
+		"      --out_json_file=FILE  the table, and the JSON in FILE\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n");
 	perftest_exit_usage(f, codes, sizeof(codes) / sizeof(codes[0]));
@@ -161,6 +170,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_OUT_JSON:
+			if (!o->json_file)
+				o->json_file = PERFTEST_JSON_DEFAULT;
+			break;
+		case OPT_OUT_JSON_FILE:
+			o->json_file = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -179,7 +195,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			argv[optind]);
 		return -1;
 	}
+	/* refused before the device is touched, nothing half written */
+	if (o->json_file && output_check("ib_td_plan", o->json_file))
+		return -1;
 	return 0;
+}
+
+static int write_json_file(const char *path, const struct plan_report *r)
+{
+	FILE *f = output_open("ib_td_plan", path);
+
+	if (!f)
+		return -1;
+	return output_close("ib_td_plan", path, f, plan_report_json(f, r));
 }
 
 /* the options and the probe over what the device told */
@@ -249,5 +277,7 @@ int main(int argc, char **argv)
 	} else {
 		plan_report_text(stdout, &report);
 	}
+	if (o.json_file && write_json_file(o.json_file, &report))
+		return PERFTEST_EXIT_OUTPUT;
 	return fflush(stdout) ? PERFTEST_EXIT_OUTPUT : PERFTEST_EXIT_OK;
 }

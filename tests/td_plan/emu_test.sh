@@ -137,6 +137,16 @@ check "static: 8 UARs at open" 8 \
 check "static: the dynamic range" 512 \
 	"$(plan_json --uar=static -- | jq -r .device.legacy_pages)"
 
+# --out_json_file: the table on stdout, the same plan in the file
+json=$(mktemp)
+out=$("$MLX5EMU" run -- "$plan" -t 16 --context-uars=12 --out_json_file="$json")
+check "--out_json_file: the table" yes \
+	"$(grep -q 'Thread-domain UAR plan' <<<"$out" && echo yes || echo no)"
+check "--out_json_file: the JSON" \
+	"$(plan_json -- -t 16 --context-uars=12 | jq -c .levels)" \
+	"$(jq -c .levels "$json")"
+rm -f "$json"
+
 # a device that is not there: exit 4 and its name
 out=$("$MLX5EMU" run -- "$plan" -d mlx5_9 2>&1)
 rc=$?

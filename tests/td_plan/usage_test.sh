@@ -9,7 +9,8 @@ fail=0
 
 "$plan" --help >help.out 2>&1 || { echo "FAIL --help exits $?"; fail=1; }
 for opt in --ranks --threads --contexts --devx-uars --context-uars \
-	--device-uars --ladder --probe --json --ib-dev "Exit status"; do
+	--device-uars --ladder --probe --json --out_json --out_json_file \
+	--ib-dev "Exit status"; do
 	grep -q -- "$opt" help.out || { echo "FAIL --help lacks $opt"; fail=1; }
 done
 "$plan" -V | grep -q '^ib_td_plan [0-9]' || { echo "FAIL -V"; fail=1; }
@@ -36,4 +37,6 @@ refused "--device-uars: '99999999999'" --device-uars=99999999999
 refused "--ladder: 'greedy'" --ladder=greedy
 refused "unexpected argument 'mlx5_0'" mlx5_0
 refused "unrecognized option" --bogus
+refused "/nonexistent/dir/plan.json" --out_json_file=/nonexistent/dir/plan.json
+refused "Is a directory" --out_json_file=.
 exit $fail
