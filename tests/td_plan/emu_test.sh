@@ -78,6 +78,16 @@ budget_case "static, --uar-limit=12" 12 --uar=static --uar-limit=12
 budget_case "dynamic, 4 UARs a mapping, --uar-limit=12" 12 \
 	--uars-per-page=4 --uar-limit=12
 
+# MLX5_SHUT_UP_BF=1: level 1 rings a non-cached UAR of its own, the other
+# levels stay on BlueFlame UARs; the counts do not change
+p=$("$MLX5EMU" run --uar-limit=12 -- env MLX5_SHUT_UP_BF=1 "$plan" --json \
+	-t 16 --context-uars=12)
+for l in 1 2; do
+	obs=$(observe --uar-limit=12 -- MLX5_SHUT_UP_BF=1 "$alloc" $l 1000)
+	check "MLX5_SHUT_UP_BF=1: level-$l TDs per context" \
+		"$(capacity "$p" $l)" "${obs% *}"
+done
+
 # MLX5_UAR_SHARING=1 falls back to level 2 only: once level 1 has every UAR
 # nothing is left for it, the literal ladder's prediction
 p=$(plan_json --uar-limit=12 -- -t 16 --context-uars=12 --ladder=literal)
