@@ -23,7 +23,7 @@ def main(out_dir, expect):
 
     if report['emulated'] is not True:
         fail('an emulated run is not marked emulated')
-    records = report['pyverbs'] + report['ib_write_mt']
+    records = report['pyverbs'] + report['ib_write_mt'] + report['plan']
     if not records or any(r.get('emulated') is not True for r in records):
         fail('a result record does not say emulated')
     # every table row and every cover letter line names the emulation
@@ -69,6 +69,14 @@ def main(out_dir, expect):
     for cat in ('dynamic', 'shared-dynamic', 'shared-uuar', 'mpi+threads'):
         if ('levels', cat) not in seen:
             fail('ib_write_mt --endpoints=levels never ran %s' % cat)
+    # ib_td_plan's predictions, held in both UAR modes
+    held = {(r['uar'], r['check']) for r in report['plan']
+            if r['status'] == 'ok'}
+    for uar in ('dynamic', 'legacy'):
+        for level in (1, 2):
+            if (uar, 'level-%d TDs per context' % level) not in held:
+                fail('ib_td_plan level %d in %s mode: %s' % (
+                    level, uar, json.dumps(report['plan'], indent=1)))
 
 
 if __name__ == '__main__':
