@@ -15,16 +15,9 @@
 
 #include "verbs/mlx5emu.h"
 
-static void forked(void)
-{
-	emu_uar_forked();
-	emu_stat_forked();
-}
-
 __attribute__((constructor)) static void emu_ctor(void)
 {
 	emu_libc_init();
-	pthread_atfork(NULL, NULL, forked);
 }
 
 __attribute__((destructor)) static void emu_dtor(void)

@@ -18,6 +18,7 @@
 
 #include "base/emu_libc.h"
 #include "base/fd_table.h"
+#include "base/fork.h"
 #include "base/sigbus.h"
 #include "base/trace.h"
 #include "base/uaccess.h"
@@ -209,7 +210,6 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 bool emu_uar_munmap(void *addr, size_t len);
 /* does [addr, addr + len) meet a UAR page the application mapped? */
 bool emu_uar_mapped(uint64_t addr, uint64_t len);
-void emu_uar_forked(void);
 /* the mappings we saw of one page, or of all the context's (pg NULL) */
 void emu_uar_forget_page_maps(struct emu_context *ctx, struct emu_uar_page *pg);
 void emu_uar_forget_maps(struct emu_context *ctx);
@@ -244,7 +244,6 @@ void emu_stat_add_qp(struct emu_qp *qp);
 void emu_stat_del_qp(struct emu_qp *qp);
 void emu_stat_changed(void);
 void emu_stat_exit(void);
-void emu_stat_forked(void);
 
 /* kernel/trace_names.c: for --trace (base/trace.h) */
 const char *emu_write_cmd_name(uint32_t cmd, bool ex);

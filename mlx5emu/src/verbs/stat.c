@@ -242,7 +242,7 @@ void emu_stat_exit(void)
  * In a fork() child: the parent's contexts stay the parent's; the child
  * starts with no attribution of its own.
  */
-void emu_stat_forked(void)
+static void stat_forked(void)
 {
 	pthread_mutex_init(&stat_lock, NULL);
 	pthread_cond_init(&stat_cond, NULL);
@@ -252,6 +252,14 @@ void emu_stat_forked(void)
 	dirty = false;
 	flusher = false;
 	nrecords = 0;
+}
+
+/* a fork() child keeps records of its own, from nothing */
+static const struct emu_fork_hook stat_fork = { .child = stat_forked };
+
+__attribute__((constructor)) static void stat_init(void)
+{
+	emu_fork_register(&stat_fork);
 }
 
 void emu_stat_add_ctx(struct emu_context *ctx)

@@ -138,12 +138,6 @@ void *emu_uar_mmap(struct emu_context *ctx, void *addr, size_t len, int prot,
 	return p;
 }
 
-/* pointer checks refuse the UAR mappings, as get_user_pages() VM_IO */
-__attribute__((constructor)) static void uar_map_init(void)
-{
-	emu_access_set_io_check(emu_uar_mapped);
-}
-
 bool emu_uar_mapped(uint64_t a, uint64_t len)
 {
 	struct emu_list *pos, *tmp;
@@ -214,11 +208,21 @@ bool emu_uar_munmap(void *addr, size_t len)
 }
 
 /* fork() child: the mappings it inherited are the parent's business */
-void emu_uar_forked(void)
+static void uar_map_forked(void)
 {
 	pthread_mutex_init(&map_lock, NULL);
 	emu_list_init(&maps);
 	nr_maps = 0;
+}
+
+/* a fork() child starts with no mapping: the parent's are not its */
+static const struct emu_fork_hook uar_map_fork = { .child = uar_map_forked };
+
+/* pointer checks refuse the UAR mappings, as get_user_pages() VM_IO */
+__attribute__((constructor)) static void uar_map_init(void)
+{
+	emu_access_set_io_check(emu_uar_mapped);
+	emu_fork_register(&uar_map_fork);
 }
 
 /* the mappings we saw of one page (or of all the context's pages) */

@@ -245,7 +245,13 @@ static void fork_child(void)
 	pthread_mutex_unlock(&ucma_lock);
 }
 
+static const struct emu_fork_hook ucma_fork = {
+	.prepare = fork_prepare,
+	.parent = fork_parent,
+	.child = fork_child,
+};
+
 __attribute__((constructor)) static void ucma_atfork(void)
 {
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	emu_fork_register(&ucma_fork);
 }

@@ -14,6 +14,7 @@
 #include "base/emu_libc.h"
 #include "base/emu_param.h"
 #include "base/emu_util.h"
+#include "base/fork.h"
 #include "base/sigbus.h"
 #include "base/trace.h"
 #include "fabric/fabric.h"

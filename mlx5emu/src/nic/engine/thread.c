@@ -374,6 +374,12 @@ static void nic_atfork_child(void)
 	fabric_atfork_child();
 }
 
+static const struct emu_fork_hook nic_fork = {
+	.prepare = nic_atfork_prepare,
+	.parent = nic_atfork_parent,
+	.child = nic_atfork_child,
+};
+
 static void read_settings(void)
 {
 	run.spin = emu_cfg.nic_spin;
@@ -399,8 +405,7 @@ int nic_start(void)
 	if (ret)
 		return ret;
 	if (!nic.atfork) {
-		pthread_atfork(nic_atfork_prepare, nic_atfork_parent,
-			       nic_atfork_child);
+		emu_fork_register(&nic_fork);
 		nic.atfork = true;
 	}
 	ret = emu_thread_start(nic_thread, NULL);
