@@ -7,8 +7,8 @@
  * request wakes it through its socket. Either way it must then get a CPU.
  * On a 2-core machine the application's threads spin on their CQs and
  * buffers, and a woken thread of the default class waits behind them for
- * the scheduler's next tick: a round trip across two processes took
- * 4 ms. So the thread asks to preempt the threads it serves when it
+ * the scheduler's next tick, on both sides of a round trip. So the
+ * thread asks to preempt the threads it serves when it
  * wakes, in the first of these the process may have:
  *
  *   fifo   SCHED_FIFO (root, CAP_SYS_NICE or RLIMIT_RTPRIO): a wake-up
@@ -168,9 +168,9 @@ static uint64_t clock_ns(clockid_t id)
  * NIC_PACE_FIFO_SHARE of a core over two windows in a row (busy, or waking
  * every few microseconds) spends the next one in the default class. One
  * window is not enough: on a virtual machine a thread's clock also runs
- * while the host holds its vCPU, and a round-trip test whose NIC uses 8%
- * of a core then saw a 10 ms window at 60% every half second, each a
- * millisecond-long stall in the test's 99th percentile.
+ * while the host holds its vCPU, so a thread that uses little of a core
+ * shows single windows over budget, and each demotion is a stall in a
+ * round trip's tail (bench/RESULTS.md).
  */
 void nic_pace_account(void)
 {
