@@ -13,6 +13,8 @@
 # wakes the NIC thread) or MLX5EMU_LIBRARY=<an older libmlx5emu.so>.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 build=${BUILD_DIR:-$here/../../build}
 iters=2000
 out=
@@ -20,14 +22,11 @@ while getopts n:o: opt; do
 	case $opt in
 	n) iters=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) echo "usage: $0 [-n ITERS] [-o FILE]" >&2; exit 2 ;;
+	*) bench_usage "[-n ITERS] [-o FILE]" ;;
 	esac
 done
-[ -r "$build/env.sh" ] || { echo "$0: no $build/env.sh: run make build" >&2; exit 1; }
-# shellcheck source=/dev/null
-. "$build/env.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null || true' EXIT
+bench_env "$build"
+bench_tmp
 port=$((20000 + $$ % 20000))
 rows=()
 

@@ -12,22 +12,23 @@
 # build/stage/lib/mlx5emu/libmlx5emu.so taken before and after a change.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 iters=5000
 pairs=3
 while getopts n:p: opt; do
 	case $opt in
 	n) iters=$OPTARG ;;
 	p) pairs=$OPTARG ;;
-	*) echo "usage: $0 [-n ITERS] [-p PAIRS] LIB_A LIB_B" >&2; exit 2 ;;
+	*) bench_usage "[-n ITERS] [-p PAIRS] LIB_A LIB_B" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || { echo "usage: $0 [-n ITERS] [-p PAIRS] LIB_A LIB_B" >&2; exit 2; }
+[ $# -eq 2 ] || bench_usage "[-n ITERS] [-p PAIRS] LIB_A LIB_B"
 for lib in "$@"; do
-	[ -r "$lib" ] || { echo "$0: $lib: no such library" >&2; exit 1; }
+	[ -r "$lib" ] || bench_die "$lib: no such library"
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 
 for ((i = 1; i <= pairs; i++)); do
 	for side in A B; do

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The cycle counter and its frequency: stamps that fence the timed code
+ * (cycles.h).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>

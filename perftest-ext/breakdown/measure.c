@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * --breakdown: the post steps, polling and the verbs calls timed, with their
+ * samples kept or dropped.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The paper's injection and latency models over a table of components, each
+ * with its source.
+ */
 #include <math.h>
 #include <string.h>
 

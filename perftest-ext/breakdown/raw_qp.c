@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Setting up the mlx5dv post path of our own on a QP and its CQ (raw_qp.h). */
 #include <errno.h>
 
 #include "raw_qp.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The text report: the breakdown tables, the models and the what-if rows. */
 #include <math.h>
 
 #include "report.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Mean, median, quantiles and the outlier limit of a set of samples. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

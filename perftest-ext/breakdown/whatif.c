@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* --what-if: the speedup when one component alone is reduced (Fig. 17). */
 #include "whatif.h"
 
 const char *const bd_metric_key[BD_NMETRICS] = {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The RFC 4180 CSV writer every tool's --csv goes through. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Reading mlx5emu's attribution records: record kinds and key=value fields. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The exit statuses every perftest-ext tool shares, and their --help text. */
 #include "exit_code.h"
 
 static const char *const exit_text[PERFTEST_EXIT_COUNT] = {

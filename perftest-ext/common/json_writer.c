@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The streaming JSON writer every tool's --json goes through. */
 #include <math.h>
 #include <inttypes.h>
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The result files (--json, --csv): closed and checked with one message. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Numeric option values, parsed whole and range-checked. */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Charts through gnuplot: the data file, the script and the run. */
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The one RC bring-up (address, INIT, RTR, RTS) of every tool, benchmark and
+ * test.
+ */
 #include <errno.h>
 #include <string.h>
 

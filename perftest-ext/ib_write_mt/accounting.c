@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* What the endpoints cost: UAR mappings, mlx5emu records and memory. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Building and tearing down the initiator's endpoints of one category. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* From a category and the --share-X options to who shares what. */
 #include <stdio.h>
 #include <string.h>
 

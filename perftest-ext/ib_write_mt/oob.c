@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The out-of-band TCP exchange between client and server. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The command line: perftest's letters where perftest has the knob. */
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The results as a table, JSON, CSV and a plot. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

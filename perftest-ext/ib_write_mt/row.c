@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* One row of the report: build, connect, run, verify, account, tear down. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The threads and their send loops (paper Section IV). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The spread of a row's repeated runs (--repeat). */
 #include <stdlib.h>
 
 #include "spread.h"

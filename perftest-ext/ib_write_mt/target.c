@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The target of the writes: its context, MR and one RC QP per initiator QP. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

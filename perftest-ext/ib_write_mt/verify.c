@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* Data verification: the target's regions, slots, guards and payloads. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The peer list of a fabric across hosts (mlx5emu/src/fabric/peers.c):
+ * The peer list of a fabric across hosts (mlx5emu/src/base/peers.c):
  * what it accepts, what it refuses with a reason, which entry this host
  * is, and how the slots are split between the hosts.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Doorbells rung while the NIC thread sleeps (mlx5emu/src/nic/
+ * Doorbells rung while the NIC thread sleeps (mlx5emu/src/nic/engine/
  * doorbell_trap.c), run under `mlx5emu run`: while the NIC thread sleeps,
  * the page a QP rings is write-protected (pagemap says so), and a doorbell
  * rung on it then is executed; device memory is refused where the kernel
@@ -12,7 +12,7 @@
  * the default action, still sees every SIGBUS that is not a doorbell;
  * a doorbell rung on the page a fault opened is served too. The NIC
  * thread runs on the CPU where doorbells fault, and gets its CPUs back
- * when the application streams (mlx5emu/src/nic/placement.c).
+ * when the application streams (mlx5emu/src/nic/engine/placement.c).
  *
  *   mlx5emu run -- mlx5emu-host-doorbell-trap-test
  */

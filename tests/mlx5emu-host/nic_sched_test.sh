@@ -1,5 +1,5 @@
 #!/bin/bash
-# The NIC thread's scheduling class (mlx5emu/src/nic/pace.c): the class it
+# The NIC thread's scheduling class (mlx5emu/src/nic/engine/pace.c): the class it
 # asked for and got is in the trace and in the process's stat record, and
 # the slow mode (the default class, no preemption on wake-up) is said once.
 # Each class moves data: a loopback RC run passes.

@@ -45,62 +45,16 @@
 #include <time.h>
 #include <unistd.h>
 
-/* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
-#include "fabric.h"
-#include "tcp.h"
-#include "wire.h"
-#include "../mlx5emu.h"
+#include "fabric_loc.h"
 
-#define FAB_WAIT_MS 10000 /* a silent peer is a dead peer */
-#define FAB_DEAD_MS 10000 /* and is not called again for that long */
-#define FAB_FLUSH_AT (256 * 1024) /* write out a pass's requests early */
-#define FAB_OUT_MAX (4 * 1024 * 1024) /* output a peer may leave unread */
-#define FAB_CLOCK_STEP_MS 1000 /* the most a pass advances the clock */
-
-/* the longest name (wire.h) of the longest fabric name fits, unclipped */
-_Static_assert(sizeof("mlx5emu.4294967295.64..d255.uar.4294967295") - 1 +
-			       EMU_FABRIC_NAME_MAX <=
-		       sizeof(((struct sockaddr_un *)0)->sun_path) - 1,
-	       "fabric names too long for an abstract socket");
-#define FAB_READ_CHUNK (256 * 1024)
-
-/* one stream socket with its buffers: [roff, rlen) is unparsed input */
-struct fabric_conn {
-	int fd;
-	uint8_t *rbuf, *wbuf;
-	size_t roff, rlen, rcap, wlen, wcap;
-	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
-	int slot; /* a peer's connection: the slot it proved, or -1 */
-	bool tcp; /* to or from another host (tcp.c) */
-	bool greeted; /* over TCP: the other end's hello was checked */
-	size_t hold_at; /* ours over TCP: what may leave before it was */
-};
-
-/* the listening sockets come first in a poll set: unix, then TCP */
-#define FAB_NLISTEN 2
-
-static struct {
-	pthread_once_t once;
-	unsigned int gen; /* bumped when a QP goes away: drops peer caches */
-	int slot; /* -1: none could be bound */
-	int listen_fd;
-	int tcp_fd; /* listening for other hosts, or -1 */
-	struct fabric_conn out[FABRIC_MAX_SLOTS]; /* ours, by peer slot */
-	struct fabric_conn in[FABRIC_MAX_SLOTS]; /* peers' */
-	int nin;
-	int dirty[FABRIC_MAX_SLOTS]; /* out slots with unsent requests */
-	bool is_dirty[FABRIC_MAX_SLOTS];
-	int ndirty;
-	uint64_t dead_until[FABRIC_MAX_SLOTS]; /* fabric_clock() */
-	uint64_t clock, clock_wall;
-} fabric = {
+struct fabric_state fabric = {
 	.once = PTHREAD_ONCE_INIT,
 	.slot = -1,
 	.listen_fd = -1,
 	.tcp_fd = -1,
 };
 
-static socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
+socklen_t fabric_addr(struct sockaddr_un *sa, int slot)
 {
 	char what[16];
 
@@ -124,12 +78,12 @@ static void fabric_bind_slot(void)
 		socklen_t len = fabric_addr(&sa, s);
 
 		if (fd < 0)
-			fd = socket(AF_UNIX,
-				    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-				    0);
+			fd = emu_libc.socket(
+				AF_UNIX,
+				SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			return;
-		if (bind(fd, (struct sockaddr *)&sa, len))
+		if (emu_libc.bind(fd, (struct sockaddr *)&sa, len))
 			continue;
 		if (!fabric_tcp_on())
 			break;
@@ -137,14 +91,14 @@ static void fabric_bind_slot(void)
 		if (tcp >= 0)
 			break;
 		/* its port is taken: the name goes with this socket */
-		close(fd);
+		emu_libc.close(fd);
 		fd = -1;
 	}
 	if (s == first + count || listen(fd, 64)) {
 		if (fd >= 0)
-			close(fd);
+			emu_libc.close(fd);
 		if (tcp >= 0)
-			close(tcp);
+			emu_libc.close(tcp);
 		return;
 	}
 	fabric.listen_fd = fd;
@@ -160,316 +114,11 @@ uint32_t fabric_qpn_base(void)
 	       (fabric.slot < 0 ? 0 : (uint32_t)(fabric.slot + 1) << 16);
 }
 
-int fabric_init(void)
+int fabric_init(const struct fabric_nic_ops *ops)
 {
+	fabric.nic = ops;
 	fabric_qpn_base();
 	return 0;
-}
-
-static bool same_user(int fd)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
-	       cred.uid == getuid();
-}
-
-/* ---- buffered connections ---- */
-
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : 4096;
-	uint8_t *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*buf, n);
-	if (!p)
-		return -1;
-	*buf = p;
-	*cap = n;
-	return 0;
-}
-
-static void conn_init(struct fabric_conn *c, int fd)
-{
-	memset(c, 0, sizeof(*c));
-	c->fd = fd;
-	c->slot = -1;
-}
-
-static void conn_init_tcp(struct fabric_conn *c, int fd)
-{
-	conn_init(c, fd);
-	c->tcp = true;
-}
-
-static void conn_close(struct fabric_conn *c)
-{
-	close(c->fd);
-	free(c->rbuf);
-	free(c->wbuf);
-	conn_init(c, -1);
-}
-
-/* room for n more bytes to send; returns where they go */
-static uint8_t *conn_reserve(struct fabric_conn *c, size_t n)
-{
-	if (grow(&c->wbuf, &c->wcap, c->wlen + n))
-		return NULL;
-	c->wlen += n;
-	return c->wbuf + c->wlen - n;
-}
-
-static int conn_fill(struct fabric_conn *c);
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
-}
-
-/*
- * Our own running time, in ms: a pass advances it by at most
- * FAB_CLOCK_STEP_MS, so the time this process spent stopped (SIGSTOP, a
- * debugger) does not count against its peers.
- */
-static uint64_t fabric_clock(void)
-{
-	uint64_t now = now_ms(), step = now - fabric.clock_wall;
-
-	if (!fabric.clock_wall)
-		step = 0;
-	fabric.clock_wall = now;
-	fabric.clock += step < FAB_CLOCK_STEP_MS ? step : FAB_CLOCK_STEP_MS;
-	return fabric.clock;
-}
-
-/* our requests wait until the callee has shown it is on our fabric */
-static size_t conn_sendable(const struct fabric_conn *c)
-{
-	return c->tcp && !c->greeted && c->wlen > c->hold_at ? c->hold_at :
-							       c->wlen;
-}
-
-/*
- * Write what the socket takes, never waiting: the rest stays buffered for
- * a later pass. -1 when the peer is gone, or took nothing for FAB_WAIT_MS.
- */
-static int conn_flush(struct fabric_conn *c)
-{
-	size_t off = 0, end = conn_sendable(c);
-
-	while (off < end) {
-		ssize_t n = send(c->fd, c->wbuf + off, end - off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n <= 0)
-			return -1;
-		off += n;
-	}
-	if (off) {
-		memmove(c->wbuf, c->wbuf + off, c->wlen - off);
-		c->wlen -= off;
-		c->hold_at -= c->greeted ? 0 : off;
-		c->stuck_since = 0;
-	}
-	if (!c->wlen)
-		return 0;
-	if (!c->stuck_since)
-		c->stuck_since = fabric_clock();
-	return fabric_clock() - c->stuck_since > FAB_WAIT_MS ? -1 : 0;
-}
-
-/* output the peer has not taken yet */
-static bool conn_backlog(const struct fabric_conn *c)
-{
-	return c->wlen >= FAB_OUT_MAX;
-}
-
-/* read what is there; -1 once the peer is gone and nothing is left */
-static int conn_fill(struct fabric_conn *c)
-{
-	bool eof = false;
-
-	if (c->roff && c->roff == c->rlen)
-		c->roff = c->rlen = 0;
-	for (;;) {
-		ssize_t n;
-
-		if (c->roff > c->rcap / 2) {
-			memmove(c->rbuf, c->rbuf + c->roff, c->rlen - c->roff);
-			c->rlen -= c->roff;
-			c->roff = 0;
-		}
-		if (grow(&c->rbuf, &c->rcap, c->rlen + FAB_READ_CHUNK))
-			return -1;
-		n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen,
-			 MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n <= 0) {
-			eof = true;
-			break;
-		}
-		c->rlen += n;
-		if ((size_t)n < FAB_READ_CHUNK)
-			break;
-	}
-	return eof && c->roff == c->rlen ? -1 : eof ? 1 : 0;
-}
-
-/* the next frame's header if it is all there, or NULL */
-static uint8_t *conn_peek(struct fabric_conn *c, size_t hdr)
-{
-	return c->rlen - c->roff >= hdr ? c->rbuf + c->roff : NULL;
-}
-
-static bool conn_has(struct fabric_conn *c, size_t total)
-{
-	return c->rlen - c->roff >= total;
-}
-
-/* ---- the hello: which slot a connection speaks for ---- */
-
-/* ours: the first message on a connection we opened */
-static int send_hello(int fd)
-{
-	struct fabric_hello hello = { FAB_HELLO, fabric.slot };
-	struct iovec iov = { &hello, sizeof(hello) };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl = {};
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fabric.listen_fd, sizeof(int));
-	return sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == sizeof(hello) ?
-		       0 :
-		       -1;
-}
-
-/* the socket passed is bound to slot's name in our fabric */
-static bool holds_slot(int fd, uint32_t slot)
-{
-	struct sockaddr_un want, got;
-	socklen_t want_len, got_len = sizeof(got);
-
-	if (slot >= FABRIC_MAX_SLOTS)
-		return false;
-	want_len = fabric_addr(&want, slot);
-	return !getsockname(fd, (struct sockaddr *)&got, &got_len) &&
-	       got_len == want_len && !memcmp(&got, &want, want_len);
-}
-
-/*
- * A peer's: read its hello and the socket that comes with it. 1 when c
- * now speaks for a slot, 0 when the hello is not there yet, -1 when it is
- * not a proof.
- */
-static int recv_hello(struct fabric_conn *c)
-{
-	struct fabric_hello hello = {};
-	struct iovec iov = { &hello, sizeof(hello) };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} ctl;
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *cm;
-	bool proved = false;
-	ssize_t n;
-
-	n = recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	for (cm = CMSG_FIRSTHDR(&msg); n > 0 && cm;
-	     cm = CMSG_NXTHDR(&msg, cm)) {
-		size_t i, nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int fd;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (i = 0; i < nfd; i++) {
-			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(int));
-			proved |= nfd == 1 && holds_slot(fd, hello.slot);
-			close(fd);
-		}
-	}
-	/* the hello comes whole, in one message, or not at all */
-	if (n != sizeof(hello) || (msg.msg_flags & MSG_CTRUNC) ||
-	    hello.type != FAB_HELLO || !proved)
-		return -1;
-	c->slot = hello.slot;
-	return 1;
-}
-
-/*
- * The other end's hello over TCP, checked: it speaks for slot from (-1:
- * any slot of another host). 1 when it was there and good, 0 when it is
- * not all there yet, -1 when it does not belong on our fabric.
- */
-static int tcp_hello_read(struct fabric_conn *c, int from)
-{
-	struct fabric_tcp_hello hello;
-	uint8_t *f = conn_peek(c, sizeof(hello));
-
-	if (!f)
-		return 0;
-	memcpy(&hello, f, sizeof(hello));
-	if (!fabric_tcp_hello_ok(c->fd, &hello, from, fabric.slot))
-		return -1;
-	c->roff += sizeof(hello);
-	c->slot = hello.from;
-	c->greeted = true;
-	return 1;
-}
-
-/* our hello to slot, next in c's output */
-static int tcp_hello_queue(struct fabric_conn *c, int slot)
-{
-	struct fabric_tcp_hello hello;
-	uint8_t *p = conn_reserve(c, sizeof(hello));
-
-	if (!p)
-		return -1;
-	fabric_tcp_hello(&hello, fabric.slot, slot);
-	memcpy(p, &hello, sizeof(hello));
-	return 0;
-}
-
-/* a caller from another host: its hello, then ours in answer */
-static int tcp_hello_in(struct fabric_conn *c)
-{
-	int r = tcp_hello_read(c, -1);
-
-	return r <= 0 ? r : tcp_hello_queue(c, c->slot) ? -1 : 1;
 }
 
 /* ---- the responder side: requests from peer processes ---- */
@@ -512,19 +161,19 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 	const struct nic_transport *tp;
 	struct nic_qp *qp;
 
-	qp = nic_find_qp(req->dlid, req->dest_qpn);
+	qp = fabric.nic->find_qp(req->dlid, req->dest_qpn);
 	tp = nic_transport(req->qp_type);
 	if (!tp->reliable) {
 		/* unreliable: executed or dropped, never answered */
 		if (qp && (!tp->connected || qp->dest_qpn == req->src_qpn))
 			nic_respond(qp, &pkt);
 		else if (!tp->connected)
-			nic_ud_fate(nic_find_dev(req->dlid), NULL, &pkt,
+			nic_ud_fate(fabric.nic->find_dev(req->dlid), NULL, &pkt,
 				    NIC_UD_NO_QP);
 		return 0;
 	}
 	/* READ data lands straight in the outgoing buffer */
-	if (!conn_reserve(c, sizeof(resp) + (read ? req->len : 0)))
+	if (!fabric_conn_reserve(c, sizeof(resp) + (read ? req->len : 0)))
 		return -1;
 	if (read) {
 		dst.base = c->wbuf + at + sizeof(resp);
@@ -556,25 +205,25 @@ static int serve_conn(struct fabric_conn *c)
 	size_t total;
 
 	/* a requester that does not read its answers gets no more */
-	if (conn_flush(c))
+	if (fabric_conn_flush(c))
 		return -1;
-	if (conn_backlog(c))
+	if (fabric_conn_backlog(c))
 		return 0;
 	if (c->slot < 0 && !c->tcp) {
-		eof = recv_hello(c);
+		eof = fabric_recv_hello(c);
 		if (eof <= 0)
 			return eof;
 	}
-	eof = conn_fill(c);
+	eof = fabric_conn_fill(c);
 	if (eof < 0)
 		return -1;
 	if (c->slot < 0) {
-		n = tcp_hello_in(c);
+		n = fabric_tcp_hello_in(c);
 		if (n <= 0)
 			return n < 0 || eof ? -1 : 0;
 		n = 0;
 	}
-	while ((f = conn_peek(c, sizeof(req)))) {
+	while ((f = fabric_conn_peek(c, sizeof(req)))) {
 		const struct nic_opcode *op;
 
 		memcpy(&req, f, sizeof(req));
@@ -587,30 +236,30 @@ static int serve_conn(struct fabric_conn *c)
 		total = sizeof(req);
 		if (op && (op->flags & NIC_OPF_PAYLOAD))
 			total += req.len;
-		if (!conn_has(c, total))
+		if (!fabric_conn_has(c, total))
 			break;
 		if (serve_one(c, &req, f + sizeof(req)))
 			return -1;
 		c->roff += total;
 		n++;
 	}
-	if (conn_flush(c) || eof)
+	if (fabric_conn_flush(c) || eof)
 		return -1;
 	return n;
 }
 
 static void drop_in(int i)
 {
-	conn_close(&fabric.in[i]);
+	fabric_conn_close(&fabric.in[i]);
 	fabric.in[i] = fabric.in[--fabric.nin];
-	conn_init(&fabric.in[fabric.nin], -1);
+	fabric_conn_init(&fabric.in[fabric.nin], -1);
 }
 
 /* ---- the requester side: our requests and their answers ---- */
 
 static int answer_conn(struct fabric_conn *c)
 {
-	int eof = conn_fill(c), n = 0;
+	int eof = fabric_conn_fill(c), n = 0;
 	struct fabric_resp resp;
 	struct nic_qp *qp;
 	uint8_t *f;
@@ -619,19 +268,19 @@ static int answer_conn(struct fabric_conn *c)
 	if (eof < 0)
 		return -1;
 	if (c->tcp && !c->greeted) {
-		n = tcp_hello_read(c, c->slot);
+		n = fabric_tcp_hello_read(c, c->slot);
 		if (n <= 0)
 			return n < 0 || eof ? -1 : 0;
 		n = 0;
 	}
-	while ((f = conn_peek(c, sizeof(resp)))) {
+	while ((f = fabric_conn_peek(c, sizeof(resp)))) {
 		memcpy(&resp, f, sizeof(resp));
 		if (resp.type != FAB_RESP || resp.len > (1u << 30))
 			return -1;
 		total = sizeof(resp) + resp.len;
-		if (!conn_has(c, total))
+		if (!fabric_conn_has(c, total))
 			break;
-		qp = nic_find_qp(resp.req_lid, resp.req_qpn);
+		qp = fabric.nic->find_qp(resp.req_lid, resp.req_qpn);
 		if (qp)
 			nic_req_answer(qp, resp.epoch, resp.psn, resp.ack,
 				       f + sizeof(resp), resp.len);
@@ -654,9 +303,9 @@ static void peer_drop(int slot)
 	if (c->stuck_since && fabric_clock() - c->stuck_since > FAB_WAIT_MS)
 		fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
 	answer_conn(c);
-	conn_close(c);
+	fabric_conn_close(c);
 	/* an HCA would not know: what is left waits for the ACK timer */
-	nic_peer_lost(slot);
+	fabric.nic->peer_lost(slot);
 }
 
 /* listening fds, then the connections peers opened, then ours */
@@ -698,7 +347,7 @@ static void want_room(struct pollfd *fds, const int *slots, int n)
 			slots[i] < 0 ? &fabric.in[i - FAB_NLISTEN] :
 				       &fabric.out[slots[i]];
 
-		if (conn_sendable(c))
+		if (fabric_conn_sendable(c))
 			fds[i].events |= POLLOUT;
 	}
 }
@@ -775,20 +424,21 @@ unsigned int fabric_serve(void)
 	if (fds[0].revents)
 		while ((fd = accept4(fabric.listen_fd, NULL, NULL,
 				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			if (fabric.nin == FABRIC_MAX_SLOTS || !same_user(fd)) {
-				close(fd);
+			if (fabric.nin == FABRIC_MAX_SLOTS ||
+			    !fabric_same_user(fd)) {
+				emu_libc.close(fd);
 				continue;
 			}
-			conn_init(&fabric.in[fabric.nin++], fd);
+			fabric_conn_init(&fabric.in[fabric.nin++], fd);
 		}
 	/* the hello tells whom it speaks for: no credentials to ask */
 	if (fds[1].revents)
 		while ((fd = fabric_tcp_accept(fabric.tcp_fd)) >= 0) {
 			if (fabric.nin == FABRIC_MAX_SLOTS) {
-				close(fd);
+				emu_libc.close(fd);
 				continue;
 			}
-			conn_init_tcp(&fabric.in[fabric.nin++], fd);
+			fabric_conn_init_tcp(&fabric.in[fabric.nin++], fd);
 		}
 	return served;
 }
@@ -802,7 +452,7 @@ void fabric_flush(void)
 		int slot = fabric.dirty[i];
 		struct fabric_conn *c = &fabric.out[slot];
 
-		if (c->fd >= 0 && conn_flush(c))
+		if (c->fd >= 0 && fabric_conn_flush(c))
 			peer_drop(slot);
 		if (c->fd >= 0 && c->wlen)
 			fabric.dirty[n++] = slot;
@@ -824,11 +474,11 @@ static struct fabric_conn *tcp_conn(int slot)
 	fd = fabric_tcp_connect(slot);
 	if (fd < 0)
 		return NULL;
-	conn_init_tcp(c, fd);
+	fabric_conn_init_tcp(c, fd);
 	c->slot = slot;
 	c->hold_at = sizeof(struct fabric_tcp_hello);
-	if (tcp_hello_queue(c, slot)) {
-		conn_close(c);
+	if (fabric_tcp_hello_queue(c, slot)) {
+		fabric_conn_close(c);
 		return NULL;
 	}
 	return c;
@@ -853,20 +503,21 @@ static struct fabric_conn *peer_conn(int slot, bool *busy)
 		return NULL;
 	if (fabric_tcp_remote(slot))
 		return tcp_conn(slot);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = emu_libc.socket(AF_UNIX,
+			     SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return NULL;
 	len = fabric_addr(&sa, slot);
 	if (connect(fd, (struct sockaddr *)&sa, len)) {
 		*busy = errno == EAGAIN;
-		close(fd);
+		emu_libc.close(fd);
 		return NULL;
 	}
-	if (!same_user(fd) || send_hello(fd)) {
-		close(fd);
+	if (!fabric_same_user(fd) || fabric_send_hello(fd)) {
+		emu_libc.close(fd);
 		return NULL;
 	}
-	conn_init(c, fd);
+	fabric_conn_init(c, fd);
 	c->slot = slot;
 	return c;
 }
@@ -906,7 +557,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		return busy ? NIC_STALL : NIC_LOST;
 	/* a peer that takes nothing holds the requester, not the NIC */
 	if (c->wlen && c->wlen + size > FAB_OUT_MAX) {
-		if (conn_flush(c)) {
+		if (fabric_conn_flush(c)) {
 			peer_drop(slot);
 			return NIC_LOST;
 		}
@@ -917,7 +568,7 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		fabric.is_dirty[slot] = true;
 		fabric.dirty[fabric.ndirty++] = slot;
 	}
-	p = conn_reserve(c, size);
+	p = fabric_conn_reserve(c, size);
 	if (!p)
 		return NIC_NAK_NOQP;
 	memcpy(p, &req, sizeof(req));
@@ -927,55 +578,11 @@ static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 		p += pkt->src[i].len;
 	}
 	/* the answer arrives through fabric_serve() */
-	if (c->wlen >= FAB_FLUSH_AT && conn_flush(c)) {
+	if (c->wlen >= FAB_FLUSH_AT && fabric_conn_flush(c)) {
 		peer_drop(slot);
 		return NIC_LOST;
 	}
 	return nic_transport(pkt->qp_type)->reliable ? NIC_PENDING : NIC_ACK;
-}
-
-/*
- * Device-wide HW UAR indices: a process owns index id of device dev while
- * it holds the abstract name ".../d<dev>.uar.<id>" bound, so the kernel
- * releases it when the process dies. Called under dev->lock.
- */
-static int *uar_claims[EMU_MAX_DEVICES]; /* fd + 1 per index, 0: none */
-
-bool fabric_claim_uar(unsigned int dev, uint32_t id)
-{
-	uint32_t max = emu_cfg.model->max_uars;
-	struct sockaddr_un sa;
-	char what[32];
-	socklen_t len;
-	int fd;
-
-	if (dev >= EMU_MAX_DEVICES || id >= max)
-		return false;
-	if (!uar_claims[dev]) {
-		uar_claims[dev] = calloc(max, sizeof(int));
-		if (!uar_claims[dev])
-			return false;
-	}
-	snprintf(what, sizeof(what), "d%u.uar.%u", dev, id);
-	len = fabric_sockaddr(&sa, getuid(), emu_cfg.fabric, what);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	if (bind(fd, (struct sockaddr *)&sa, len)) {
-		close(fd);
-		return false; /* another process has it */
-	}
-	uar_claims[dev][id] = fd + 1;
-	return true;
-}
-
-void fabric_release_uar(unsigned int dev, uint32_t id)
-{
-	if (dev >= EMU_MAX_DEVICES || !uar_claims[dev] ||
-	    id >= emu_cfg.model->max_uars || !uar_claims[dev][id])
-		return;
-	close(uar_claims[dev][id] - 1);
-	uar_claims[dev][id] = 0;
 }
 
 void fabric_atfork_child(void)
@@ -984,18 +591,18 @@ void fabric_atfork_child(void)
 	int i;
 
 	if (fabric.listen_fd >= 0)
-		close(fabric.listen_fd);
+		emu_libc.close(fabric.listen_fd);
 	fabric.listen_fd = -1;
 	if (fabric.tcp_fd >= 0)
-		close(fabric.tcp_fd);
+		emu_libc.close(fabric.tcp_fd);
 	fabric.tcp_fd = -1;
 	fabric.slot = -1;
 	for (i = 0; i < fabric.nin; i++)
-		conn_close(&fabric.in[i]);
+		fabric_conn_close(&fabric.in[i]);
 	fabric.nin = 0;
 	for (i = 0; i < FABRIC_MAX_SLOTS; i++)
 		if (fabric.out[i].fd >= 0)
-			conn_close(&fabric.out[i]);
+			fabric_conn_close(&fabric.out[i]);
 	fabric.ndirty = 0;
 	memset(fabric.is_dirty, 0, sizeof(fabric.is_dirty));
 	memset(fabric.dead_until, 0, sizeof(fabric.dead_until));
@@ -1019,11 +626,12 @@ static enum nic_ack datagram_xmit(struct nic_dev *dev, int slot,
 	enum nic_ack ack;
 
 	if (fabric.slot < 0 || slot == fabric.slot) {
-		nic_ud_trace_sent(pkt);
-		peer = nic_find_qp(pkt->dlid, pkt->dest_qpn);
+		fabric.nic->ud_sent(pkt);
+		peer = fabric.nic->find_qp(pkt->dlid, pkt->dest_qpn);
 		if (peer)
 			return nic_respond(peer, pkt);
-		nic_ud_fate(nic_find_dev(pkt->dlid), NULL, pkt, NIC_UD_NO_QP);
+		nic_ud_fate(fabric.nic->find_dev(pkt->dlid), NULL, pkt,
+			    NIC_UD_NO_QP);
 		return NIC_DROPPED;
 	}
 	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
@@ -1033,7 +641,7 @@ static enum nic_ack datagram_xmit(struct nic_dev *dev, int slot,
 	/* a full link did not take it: it goes again later */
 	if (ack == NIC_STALL)
 		return ack;
-	nic_ud_trace_sent(pkt);
+	fabric.nic->ud_sent(pkt);
 	if (ack != NIC_ACK)
 		nic_ud_fate(dev, NULL, pkt, NIC_UD_UNREACHABLE);
 	return ack;
@@ -1051,7 +659,7 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 		if (qp->peer && qp->peer_gen == fabric.gen) {
 			peer = qp->peer;
 		} else {
-			peer = nic_find_qp(qp->dlid, qp->dest_qpn);
+			peer = fabric.nic->find_qp(qp->dlid, qp->dest_qpn);
 			if (!peer || peer->dest_qpn != qp->qpn)
 				return NIC_NAK_RETRY;
 			qp->peer = peer;

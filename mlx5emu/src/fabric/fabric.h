@@ -15,16 +15,29 @@
 
 #include <poll.h>
 
-#include "../nic/nic.h"
+#include "nic/core/nic.h"
 
-#include "peers.h"
+#include "base/peers.h"
 
 #define FABRIC_MAX_SLOTS FABRIC_SLOTS
 /* what fabric_fds() may return: listening sockets, in and out */
 #define FABRIC_MAX_FDS (2 * FABRIC_MAX_SLOTS + 2)
 
+/*
+ * What the fabric asks of the NIC engine above it, lent at init: the
+ * local QP for (dlid, qpn) or NULL, the local device behind dlid (the
+ * first one if none is), the requesters whose peer process (fabric slot)
+ * went away, and --trace's line for a datagram that left.
+ */
+struct fabric_nic_ops {
+	struct nic_qp *(*find_qp)(uint16_t dlid, uint32_t qpn);
+	struct nic_dev *(*find_dev)(uint16_t dlid);
+	void (*peer_lost)(uint32_t slot);
+	void (*ud_sent)(const struct nic_pkt *pkt);
+};
+
 /* set up once; called with the NIC lock held */
-int fabric_init(void);
+int fabric_init(const struct fabric_nic_ops *ops);
 enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			 const struct nic_pkt *pkt);
 /* in a fork() child: let go of the parent's slot and connections */

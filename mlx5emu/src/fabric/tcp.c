@@ -25,7 +25,8 @@
 
 #include "tcp.h"
 #include "wire.h"
-#include "../emu_param.h"
+#include "base/emu_libc.h"
+#include "base/emu_param.h"
 
 #define FAB_TCP_DEAD_MS 10000
 #define FAB_TCP_BACKLOG 64
@@ -71,7 +72,7 @@ static socklen_t slot_addr(int slot, union fabric_addr *a)
 static void set_opt(int fd, int level, int name, int val)
 {
 	/* best effort: without them TCP still works, only slower to tell */
-	setsockopt(fd, level, name, &val, sizeof(val));
+	emu_libc.setsockopt(fd, level, name, &val, sizeof(val));
 }
 
 static void tune(int fd)
@@ -88,8 +89,8 @@ static void tune(int fd)
 static int slot_socket(int slot, union fabric_addr *a, socklen_t *len)
 {
 	*len = slot_addr(slot, a);
-	return socket(a->sa.sa_family,
-		      SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	return emu_libc.socket(a->sa.sa_family,
+			       SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 }
 
 int fabric_tcp_listen(int slot)
@@ -102,8 +103,8 @@ int fabric_tcp_listen(int slot)
 		return -1;
 	/* a slot's next process binds its port past the last one's TIME_WAIT */
 	set_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
-	if (bind(fd, &a.sa, len) || listen(fd, FAB_TCP_BACKLOG)) {
-		close(fd);
+	if (emu_libc.bind(fd, &a.sa, len) || listen(fd, FAB_TCP_BACKLOG)) {
+		emu_libc.close(fd);
 		return -1;
 	}
 	return fd;
@@ -120,9 +121,9 @@ int fabric_tcp_connect(int slot)
 	tune(fd);
 	/* from our host's address in --peers: the callee checks it */
 	fabric_addr_set_port(&self, 0);
-	if (bind(fd, &self.sa, peers()->addr_len[peers()->self]) ||
+	if (emu_libc.bind(fd, &self.sa, peers()->addr_len[peers()->self]) ||
 	    (connect(fd, &a.sa, len) && errno != EINPROGRESS)) {
-		close(fd);
+		emu_libc.close(fd);
 		return -1;
 	}
 	return fd;
