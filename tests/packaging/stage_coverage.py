@@ -31,7 +31,8 @@ def expand_braces(pattern):
 
 
 def package_patterns(debian):
-    """[(package, pattern)] from debian/*.install, plus not-installed"""
+    """[(package, pattern)] from debian/*.install and *.manpages, plus
+    not-installed"""
     found = []
     for path in sorted(glob.glob(os.path.join(debian, "*.install"))):
         package = os.path.basename(path)[:-len(".install")]
@@ -39,6 +40,16 @@ def package_patterns(debian):
             fields = line.split("#")[0].split()
             if fields:
                 found += [(package, p) for p in expand_braces(fields[0])]
+    # dh_installman puts a page of debian/*.manpages into its section
+    for path in sorted(glob.glob(os.path.join(debian, "*.manpages"))):
+        package = os.path.basename(path)[:-len(".manpages")]
+        for line in open(path):
+            fields = line.split("#")[0].split()
+            for page in fields:
+                name = os.path.basename(page)
+                section = name.rsplit(".", 1)[-1][:1]
+                found.append((package,
+                              "usr/share/man/man%s/%s" % (section, name)))
     path = os.path.join(debian, "not-installed")
     if os.path.exists(path):
         for line in open(path):
