@@ -71,16 +71,21 @@ static bool child_shares_group;
  * of the group (kill(0, sig)) went to COMMAND too. In its own group, only
  * we can have passed a signal on.
  */
+static bool child_has_it(const siginfo_t *si)
+{
+	if (!child_shares_group)
+		return false;
+	if (si->si_code == SI_KERNEL)
+		return true;
+	return si->si_code == SI_USER && si->si_pid > 0 &&
+	       getpgid(si->si_pid) == getpgrp();
+}
+
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (child <= 0)
-		return;
-	if (child_shares_group &&
-	    (si->si_code == SI_KERNEL ||
-	     (si->si_code == SI_USER && getpgid(si->si_pid) == getpgrp())))
-		return;
-	kill(child, sig);
+	if (child > 0 && !child_has_it(si))
+		kill(child, sig);
 }
 
 /* the launcher is the foreground job of its controlling terminal */
