@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,11 +62,59 @@ static void find_library(char *buf, size_t len)
 }
 
 static pid_t child;
+static bool child_shares_group;
 
-static void forward(int sig)
+/*
+ * A signal COMMAND already has must not be sent again: ib_write_mt, like
+ * many tools, takes a second SIGINT as "stop now, write nothing". In a
+ * shared group, the terminal's signals (SI_KERNEL) and those of a process
+ * of the group (kill(0, sig)) went to COMMAND too. In its own group, only
+ * we can have passed a signal on.
+ */
+static bool child_has_it(const siginfo_t *si)
 {
-	if (child > 0)
+	if (!child_shares_group)
+		return false;
+	if (si->si_code == SI_KERNEL)
+		return true;
+	return si->si_code == SI_USER && si->si_pid > 0 &&
+	       getpgid(si->si_pid) == getpgrp();
+}
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child > 0 && !child_has_it(si))
 		kill(child, sig);
+}
+
+/* the launcher is the foreground job of its controlling terminal */
+static bool tty_foreground(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	bool fg;
+
+	if (fd < 0)
+		return false;
+	fg = tcgetpgrp(fd) == getpgrp();
+	close(fd);
+	return fg;
+}
+
+/*
+ * On a terminal's foreground COMMAND stays in our group, so that Ctrl-C,
+ * Ctrl-Z and its reads work as without us. Elsewhere (CI, a harness, a
+ * background job) it gets a group of its own: a kill of our group then
+ * reaches it once, through forward(), and dies with us on SIGKILL.
+ */
+static void child_group(pid_t parent)
+{
+	if (child_shares_group)
+		return;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(128 + SIGKILL);
 }
 
 /*
@@ -200,19 +250,26 @@ static void export_run(const char *lib, const char *sys, const char *stat)
 /* COMMAND's exit status, or 128 + the signal that ended it */
 static int run_child(char **argv)
 {
-	struct sigaction sa = { .sa_handler = forward };
+	struct sigaction sa = { .sa_sigaction = forward,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	pid_t parent = getpid();
 	int status;
 
+	child_shares_group = tty_foreground();
 	child = fork();
 	if (child < 0) {
 		perror("mlx5emu: fork");
 		return 1;
 	}
 	if (!child) {
+		child_group(parent);
 		execvp(argv[0], argv);
 		fprintf(stderr, "mlx5emu: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (!child_shares_group)
+		setpgid(child, child);
+	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

@@ -2,6 +2,8 @@
 # habits_test.sh SCENARIO: what a perftest user expects of ib_write_mt.
 #   interrupt      rows print as each ends; Ctrl-C keeps the rows done and
 #                  writes the JSON marked incomplete (exit 130)
+#   interrupt-group, term-group  the same with SIGINT or SIGTERM sent to
+#                  the process group of `mlx5emu run`
 #   outputs-first  an output file that cannot be written stops the run
 #                  before it starts, with our message, not gnuplot's
 . "$(dirname "$0")/../lib.sh"
@@ -9,8 +11,14 @@
 scratch_dir dir
 
 case $1 in
-interrupt)
-	"$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -D 60 \
+interrupt | interrupt-group | term-group)
+	# interrupt: SIGINT to the launcher alone, which forwards it; -group:
+	# to the whole process group, as a terminal's Ctrl-C or a harness's
+	# kill does, where the launcher must not add a second copy
+	sig=INT target=
+	[ "$1" = term-group ] && sig=TERM
+	[ "$1" = interrupt ] || target=-
+	setsid "$MLX5EMU" run -- "$IB_WRITE_MT" --loopback --threads=2 -D 60 \
 		--endpoints=dynamic,static --out_json_file="$dir/o.json" \
 		>"$dir/out" 2>&1 &
 	pid=$!
@@ -20,7 +28,7 @@ interrupt)
 		sleep 0.1
 	done
 	sleep 1
-	kill -INT $pid
+	kill -$sig -- $target$pid
 	rc=0
 	wait $pid || rc=$?
 	cat "$dir/out"

@@ -5,7 +5,8 @@
  * connection is REJECTED with the consumer's reason and private data, a
  * port nobody listens on is REJECTED "invalid service ID" (UNREACHABLE
  * for UDP), an address no host answers for is ADDR_ERROR within the
- * resolution timeout, and a disconnect reaches both sides.
+ * resolution timeout, a disconnect reaches both sides, and clients past
+ * a full listen backlog are let in once the listener takes them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -213,6 +214,64 @@ static void test_connect_and_disconnect(void **state)
 	ibv_dealloc_pd(p->pd);
 }
 
+#define BACKLOG_CLIENTS 20
+
+/*
+ * Twenty clients at once against a backlog of one: the REQs a full
+ * listener cannot take are dropped and sent again, as the kernel's CM
+ * does, so every connection is established and none is REJECTED.
+ */
+static void test_full_backlog_is_retried(void **state)
+{
+	struct rdma_conn_param param = { .responder_resources = 1,
+					 .initiator_depth = 1,
+					 .retry_count = 7 };
+	struct sockaddr_in any = addr_of("0.0.0.0", CM_PORT + 4);
+	struct rdma_cm_id *client[BACKLOG_CLIENTS], *server[BACKLOG_CLIENTS];
+	struct pair *p = *state;
+	struct rdma_cm_event *ev;
+	int i, nserver = 0, established = 0;
+
+	assert_int_equal(rdma_create_id(p->ch, &p->listen, NULL, RDMA_PS_TCP),
+			 0);
+	assert_int_equal(rdma_bind_addr(p->listen, (struct sockaddr *)&any), 0);
+	assert_int_equal(rdma_listen(p->listen, 1), 0);
+	for (i = 0; i < BACKLOG_CLIENTS; i++) {
+		assert_int_equal(rdma_create_id(p->ch, &client[i], NULL,
+						RDMA_PS_TCP),
+				 0);
+		resolve(p, client[i], CM_PORT + 4);
+		create_qp(p, client[i]);
+	}
+	for (i = 0; i < BACKLOG_CLIENTS; i++)
+		assert_int_equal(rdma_connect(client[i], &param), 0);
+	while (established < 2 * BACKLOG_CLIENTS) {
+		assert_int_equal(rdma_get_cm_event(p->ch, &ev), 0);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			assert_true(nserver < BACKLOG_CLIENTS);
+			server[nserver] = ev->id;
+			create_qp(p, ev->id);
+			assert_int_equal(rdma_accept(server[nserver++], &param),
+					 0);
+		} else if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+			established++;
+		} else {
+			fail_msg("event %s status %d after %d established",
+				 rdma_event_str(ev->event), ev->status,
+				 established);
+		}
+		assert_int_equal(rdma_ack_cm_event(ev), 0);
+	}
+	for (i = 0; i < BACKLOG_CLIENTS; i++) {
+		rdma_destroy_qp(client[i]);
+		rdma_destroy_qp(server[i]);
+		rdma_destroy_id(client[i]);
+		rdma_destroy_id(server[i]);
+	}
+	ibv_destroy_cq(p->cq);
+	ibv_dealloc_pd(p->pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +284,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_udp_no_listener_is_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_disconnect,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_backlog_is_retried,
 						setup, teardown),
 	};
 

@@ -10,7 +10,8 @@
  * SIGBUS the emulator shares with the application: a thread that blocks
  * every signal still rings, and the application's own SIGBUS handler, or
  * the default action, still sees every SIGBUS that is not a doorbell;
- * a doorbell rung on the page a fault opened is served too. The NIC
+ * so is a SIGBUS on a file page mapped where a closed device's doorbell
+ * page was; a doorbell rung on the page a fault opened is served too. The NIC
  * thread runs on the CPU where doorbells fault, and gets its CPUs back
  * when the application streams (mlx5emu/src/nic/engine/placement.c).
  *
@@ -439,6 +440,51 @@ static void test_application_sigbus_handler_still_runs(void **state)
 	loop_close(&l);
 }
 
+/*
+ * The page of a closed device's doorbell, now a file page past the end of
+ * its file: a store there is the application's SIGBUS, not a doorbell
+ * that raced with the page's removal. SIGALRM guards against a SIGBUS
+ * swallowed for ever (the store faulting again and again).
+ */
+static void test_sigbus_where_uar_was_reaches_application(void **state)
+{
+	struct sigaction act = { .sa_sigaction = app_sigbus,
+				 .sa_flags = SA_SIGINFO },
+			 old;
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile char *bad;
+	struct loop l;
+	uintptr_t page;
+	void *p;
+	int fd;
+
+	(void)state;
+	if (!signal_expected())
+		skip();
+	loop_open(&l);
+	loop_write(&l, 1);
+	assert_true(wait_protected(l.reg));
+	page = l.reg & ~(uintptr_t)(ps - 1);
+	loop_close(&l);
+	fd = memfd_create("where-uar-was", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	p = mmap((void *)page, ps, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	if (p != (void *)page)
+		skip(); /* the page is still mapped, or the kernel moved it */
+	bad = p;
+	assert_int_equal(sigaction(SIGBUS, &act, &old), 0);
+	bus_addr = NULL;
+	alarm(10);
+	if (!sigsetjmp(bus_jump, 1))
+		bad[0] = 1;
+	alarm(0);
+	assert_ptr_equal(bus_addr, bad);
+	assert_int_equal(sigaction(SIGBUS, &old, NULL), 0);
+	munmap(p, ps);
+}
+
 /* SIG_DFL: a SIGBUS that is no doorbell kills, with SIGBUS */
 static void test_default_sigbus_still_kills(void **state)
 {
@@ -529,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_nic_thread_runs_where_doorbells_fault),
 		cmocka_unit_test(test_thread_blocking_every_signal_rings),
 		cmocka_unit_test(test_application_sigbus_handler_still_runs),
+		cmocka_unit_test(test_sigbus_where_uar_was_reaches_application),
 		cmocka_unit_test(test_default_sigbus_still_kills),
 		cmocka_unit_test(test_mr_on_uar_page_is_efault),
 		cmocka_unit_test(test_response_into_uar_page_is_efault),

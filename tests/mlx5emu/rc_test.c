@@ -310,6 +310,57 @@ static void unsupported(void **state)
 	assert_int_equal(ibv_close_device(ctx), 0);
 }
 
+/*
+ * ibv_query_port_speed() answers in units of 100 Mb/s (ibv_devinfo prints
+ * it divided by 10 as Gb/s): it must agree with the port's speed and width.
+ */
+static void port_speed(void **state)
+{
+	/* per-lane rate of each active_speed code (SDR 1 .. NDR 128) */
+	static const struct {
+		uint8_t code;
+		uint64_t lane;
+	} lanes[] = { { 1, 25 },   { 2, 50 },	{ 4, 100 },  { 8, 100 },
+		      { 16, 140 }, { 32, 250 }, { 64, 500 }, { 128, 1000 } };
+	struct ibv_context *ctx = emu_test_open();
+	struct ibv_port_attr port;
+	const char *transport = getenv("MLX5EMU_TRANSPORT");
+	uint64_t speed = 0, lane = 0, width = 0;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	assert_int_equal(ibv_query_port(ctx, 1, &port), 0);
+	for (i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
+		if (lanes[i].code == port.active_speed)
+			lane = lanes[i].lane;
+	switch (port.active_width) { /* 1X 1, 4X 2, 8X 4, 12X 8, 2X 16 */
+	case 1:
+		width = 1;
+		break;
+	case 2:
+		width = 4;
+		break;
+	case 4:
+		width = 8;
+		break;
+	case 8:
+		width = 12;
+		break;
+	case 16:
+		width = 2;
+		break;
+	}
+	assert_true(lane && width);
+	ret = ibv_query_port_speed(ctx, 1, &speed);
+	/* only a write-only kernel (--uar=static, write) has no method */
+	if (transport && !strcmp(transport, "ioctl"))
+		assert_int_equal(ret, 0);
+	if (!ret)
+		assert_int_equal(speed, lane * width);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
 struct worker {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -448,6 +499,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(modify_rules),
 		cmocka_unit_test(mr_keys_and_cq_size),
 		cmocka_unit_test(unsupported),
+		cmocka_unit_test(port_speed),
 		cmocka_unit_test(threads),
 		cmocka_unit_test(qpn_not_reused_at_once),
 	};

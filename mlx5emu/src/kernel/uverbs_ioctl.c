@@ -188,7 +188,7 @@ static int query_port_speed(struct emu_context *ctx,
 	ret = parse_attrs(hdr, specs, 2, a);
 	if (ret)
 		return ret;
-	ret = emu_port_speed_mbps(ctx->dev, a[0]->data, &speed);
+	ret = emu_port_speed(ctx->dev, a[0]->data, &speed);
 	if (ret)
 		return ret;
 	put_out(a[1], &speed, sizeof(speed));

@@ -244,8 +244,11 @@ int emu_query_port(struct emu_device *dev, unsigned int port,
 	return 0;
 }
 
-/* IB speed codes and widths (IB_SPEED_*, IB_WIDTH_*) to Mb/s */
-int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps)
+/*
+ * IB speed codes and widths (IB_SPEED_*, IB_WIDTH_*) to the unit of
+ * QUERY_PORT_SPEED, 100 Mb/s (ibv_query_port_speed(3)): 1000 for 4X EDR
+ */
+int emu_port_speed(struct emu_device *dev, uint64_t port, uint64_t *speed)
 {
 	static const struct {
 		uint8_t code;
@@ -268,7 +271,7 @@ int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps)
 			break;
 	if (i == ARRAY_SIZE(speeds))
 		return -EINVAL;
-	*mbps = (uint64_t)speeds[i].lane_mbps * lanes[m->active_width];
+	*speed = (uint64_t)speeds[i].lane_mbps * lanes[m->active_width] / 100;
 	return 0;
 }
 

@@ -75,7 +75,8 @@ dev_t emu_cdev_rdev(unsigned int index);
 uint64_t emu_fw_ver(void);
 void emu_fill_query_device(struct emu_device *dev,
 			   struct ib_uverbs_query_device_resp *resp);
-int emu_port_speed_mbps(struct emu_device *dev, uint64_t port, uint64_t *mbps);
+/* in 100 Mb/s, as DEVICE/QUERY_PORT_SPEED answers */
+int emu_port_speed(struct emu_device *dev, uint64_t port, uint64_t *speed);
 int emu_query_port(struct emu_device *dev, unsigned int port,
 		   struct ib_uverbs_query_port_resp *resp);
 uint32_t emu_dev_alloc_uar_id(struct emu_device *dev, uint32_t n);

@@ -45,6 +45,14 @@
  * programs count on it (perftest's server listens again meanwhile)
  */
 #define CM_PATH_QUERY_NS 5000000ULL
+/*
+ * A REQ a full listener has no room for is dropped and sent again (the
+ * kernel's CM after each response timeout): here sooner, as its wait
+ * doubles up to the cap, until the CM would give up (~16 tries of 4 s).
+ */
+#define CM_REQ_RESEND_FIRST_NS 1000000ULL
+#define CM_REQ_RESEND_CAP_NS 100000000ULL
+#define CM_REQ_GIVE_UP_NS 60000000000ULL
 
 #define AF_IB_FAMILY 27
 
@@ -149,6 +157,9 @@ struct ucma_id {
 	uint64_t deadline; /* CLOCK_MONOTONIC ns of a pending timer, 0: none */
 	uint32_t events_reported;
 	struct ucma_id *listener; /* a REQ's id until accepted */
+	/* a REQ not taken yet (CM_REQ_SENT without a channel) */
+	uint64_t req_give_up, req_wait;
+	uint8_t req_pdata[CM_SIDR_REQ_PDATA], req_pdata_len;
 	struct cm_end local, remote;
 	bool remote_known;
 };
@@ -205,6 +216,7 @@ uint16_t ucma_addr_port(const struct sockaddr *sa);
 /* ucma_conn.c: the CM exchanges */
 int ucma_listen(struct ucma_id *id, uint32_t backlog);
 int ucma_connect(struct ucma_id *id, const struct rdma_ucm_conn_param *p);
+void ucma_req_resend(struct ucma_id *id);
 int ucma_accept(struct ucma_id *id, uint64_t uid,
 		const struct rdma_ucm_conn_param *p);
 int ucma_reject(struct ucma_id *id, uint8_t reason, const uint8_t *pdata,

@@ -171,6 +171,10 @@ void ucma_timer_fired(struct ucma_id *id)
 		ucma_queue(id, UCMA_EV_TIMEWAIT_EXIT, 0, NULL);
 		return;
 	}
+	if (id->state == CM_REQ_SENT) {
+		ucma_req_resend(id);
+		return;
+	}
 	if (id->state == CM_ROUTE_QUERY) {
 		id->state = CM_ROUTE_RESOLVED;
 		ucma_queue(id, UCMA_EV_ROUTE_RESOLVED, 0, NULL);

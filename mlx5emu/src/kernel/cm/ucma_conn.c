@@ -82,26 +82,32 @@ static void take_param(struct cm_end *e, const struct rdma_ucm_conn_param *p)
 	e->srq = p->srq;
 }
 
-int ucma_connect(struct ucma_id *id, const struct rdma_ucm_conn_param *p)
+/*
+ * The REQ on a new channel to the listening port. A port nobody holds is
+ * the remote CM's REJ "invalid service ID" (UNREACHABLE for SIDR); a
+ * listener whose queue is full drops it, and it goes again later.
+ */
+static int req_send(struct ucma_id *id)
 {
 	uint16_t port = ucma_addr_port((struct sockaddr *)&id->dst);
 	bool ud = is_ud(id);
 	int fd, ret;
 
-	if (id->state != CM_ROUTE_RESOLVED)
-		return -EINVAL;
-	if (p->private_data_len > (ud ? CM_SIDR_REQ_PDATA : CM_REQ_PDATA))
-		return -EINVAL;
-	take_param(&id->local, p);
-	id->local.qkey = ud ? p->qkey : 0;
-	id->state = CM_REQ_SENT;
 	fd = cm_tr_connect(id->ps, port);
+	if (fd == -EAGAIN && ucma_now() < id->req_give_up) {
+		id->deadline = ucma_now() + id->req_wait;
+		if (id->req_wait < CM_REQ_RESEND_CAP_NS)
+			id->req_wait *= 2;
+		ucma_wake_service();
+		return 0;
+	}
 	if (fd < 0) {
 		emu_trace("ucma: id %u connect to port %u: %d", id->handle,
 			  port, fd);
-		/* nobody listens: the remote CM's answer to a REQ */
 		id->state = CM_DONE;
-		if (ud)
+		if (fd == -EAGAIN)
+			ucma_queue(id, UCMA_EV_UNREACHABLE, -ETIMEDOUT, NULL);
+		else if (ud)
 			ucma_queue(id, UCMA_EV_UNREACHABLE, CM_SIDR_UNSUPPORTED,
 				   NULL);
 		else
@@ -110,14 +116,39 @@ int ucma_connect(struct ucma_id *id, const struct rdma_ucm_conn_param *p)
 		return 0;
 	}
 	id->conn_fd = fd;
-	ret = send_msg(id, ud ? CM_MSG_SIDR_REQ : CM_MSG_REQ, 0,
-		       p->private_data, p->private_data_len, 255);
+	ret = send_msg(id, ud ? CM_MSG_SIDR_REQ : CM_MSG_REQ, 0, id->req_pdata,
+		       id->req_pdata_len, 255);
 	if (ret) {
 		finish(id);
 		return ret;
 	}
 	ucma_wake_service();
 	return 0;
+}
+
+int ucma_connect(struct ucma_id *id, const struct rdma_ucm_conn_param *p)
+{
+	bool ud = is_ud(id);
+
+	if (id->state != CM_ROUTE_RESOLVED)
+		return -EINVAL;
+	if (p->private_data_len > (ud ? CM_SIDR_REQ_PDATA : CM_REQ_PDATA))
+		return -EINVAL;
+	take_param(&id->local, p);
+	id->local.qkey = ud ? p->qkey : 0;
+	id->state = CM_REQ_SENT;
+	memcpy(id->req_pdata, p->private_data, p->private_data_len);
+	id->req_pdata_len = p->private_data_len;
+	id->req_wait = CM_REQ_RESEND_FIRST_NS;
+	id->req_give_up = ucma_now() + CM_REQ_GIVE_UP_NS;
+	return req_send(id);
+}
+
+/* the timer of a dropped REQ (service thread, lock held) */
+void ucma_req_resend(struct ucma_id *id)
+{
+	if (id->state == CM_REQ_SENT && id->conn_fd < 0)
+		req_send(id);
 }
 
 /* the passive side answers a REQ, or the active side a REP (its RTU) */

@@ -4,7 +4,8 @@
  * overruns its CQ. A choice depends on the seed, the QP's number within
  * its process and the QP's own packet sequence only, never on time or
  * on the order in which the NIC visits QPs: the same program with the
- * same seed loses the same packets.
+ * same seed loses the same packets. Tries an RNR NAK sends back, whose
+ * number depends on when the receive comes, are not counted.
  *
  * What follows a loss is the transport's business (requester.c): RC
  * times out and retransmits, up to retry_cnt times; UC and UD lose it.

@@ -320,6 +320,8 @@ struct nic_qp {
 		bool signaled;
 		uint32_t psn;
 		uint32_t len;
+		uint64_t fault_seq; /* the QP's fault_seq before it went */
+		bool fault_lost; /* lost by fault injection */
 	} fl[NIC_WINDOW];
 
 	struct nic_cq *scq, *rcq;

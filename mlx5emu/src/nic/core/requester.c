@@ -20,6 +20,9 @@
  */
 #include "nic.h"
 
+/* req_execute()'s word that fault injection lost it: no CQE syndrome */
+#define NIC_SYNDROME_FAULT_LOST 0xff
+
 static uint8_t ack_syndrome(enum nic_ack ack)
 {
 	switch (ack) {
@@ -132,8 +135,10 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 		case NIC_FAULT_LOST:
 			qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 			/* RC waits for an answer that never comes */
-			return nic_qp_transport(qp)->reliable ? NIC_PENDING :
-								NIC_ACK;
+			if (!nic_qp_transport(qp)->reliable)
+				return NIC_ACK;
+			*syndrome = NIC_SYNDROME_FAULT_LOST;
+			return NIC_PENDING;
 		case NIC_FAULT_PASS:
 			break;
 		}
@@ -153,12 +158,12 @@ static bool window_full(const struct nic_qp *qp, uint32_t len)
 	return n == NIC_WINDOW || (n && qp->fl_bytes + len > NIC_WINDOW_BYTES);
 }
 
-/* the newest WQE in flight was answered with a NAK */
+/* the newest WQE in flight was answered with a NAK, or faults lost it */
 static bool window_naked(const struct nic_qp *qp)
 {
-	uint8_t ack = qp->fl[(qp->fl_tail - 1) % NIC_WINDOW].ack;
+	const struct nic_flight *f = &qp->fl[(qp->fl_tail - 1) % NIC_WINDOW];
 
-	return ack != NIC_ACK && ack != NIC_PENDING;
+	return f->fault_lost || (f->ack != NIC_ACK && f->ack != NIC_PENDING);
 }
 
 /* the local ACK timer's period; a lost peer is given up on at timeout 0 too */
@@ -206,6 +211,7 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 		uint16_t avail = pi - qp->sq_sent;
 		struct nic_flight *f;
 		uint32_t psn = qp->req_psn;
+		uint64_t fault_seq = qp->fault_seq;
 		uint8_t syndrome = 0;
 		enum nic_ack ack;
 		bool lost;
@@ -239,6 +245,20 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 		f->signaled = !err && nic_wqe_signaled(qp, &w);
 		f->psn = psn;
 		f->len = w.len;
+		f->fault_seq = fault_seq;
+		/*
+		 * How many packets would follow a lost one (or one whose
+		 * answer was lost) before its ACK timer fires depends on
+		 * timing: under fault injection none does, so the go-back
+		 * starts from the same fault sequence.
+		 */
+		f->fault_lost = syndrome == NIC_SYNDROME_FAULT_LOST;
+		/* a local responder answers at once: none is a lost answer */
+		if (nic_unlikely(qp->dev->faults) && ack == NIC_PENDING &&
+		    qp->peer)
+			f->fault_lost = true;
+		if (f->fault_lost)
+			f->syndrome = 0;
 		qp->fl_bytes += w.len;
 		qp->sq_sent += f->nbb;
 		sent++;
@@ -246,7 +266,7 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 			pending++;
 		else if (ack != NIC_ACK)
 			break; /* nothing after a NAK goes out */
-		if (lost)
+		if (lost || f->fault_lost)
 			break; /* nor after a packet that went nowhere */
 	}
 	return pending;
@@ -343,6 +363,13 @@ static unsigned int req_complete(struct nic_qp *qp)
 		}
 		if (f->ack == NIC_NAK_RETRY && retry_expired(qp))
 			f->ack = NIC_NAK_NOQP;
+		/*
+		 * How many RNR NAKs come depends on when the receive is
+		 * posted: the packets they cost must not move the fault
+		 * sequence, so the try that gets in is judged as the first.
+		 */
+		if (f->ack == NIC_NAK_RNR)
+			qp->fault_seq = f->fault_seq;
 		/* a finite rnr_retry waits the RNR timer between tries */
 		if (f->ack == NIC_NAK_RNR && qp->rnr_retry < 7) {
 			if (++qp->rnr_count > qp->rnr_retry)

@@ -385,7 +385,8 @@ static enum nic_ack resp_faulty(struct nic_qp *qp, const struct nic_pkt *pkt)
 		return rc ? NIC_PENDING : NIC_DROPPED;
 	}
 	ack = resp_ud_fate(qp, pkt, resp_execute(qp, pkt, &fate), fate);
-	if (rc && nic_fault_answer_lost(qp->dev, qp))
+	/* an RNR NAK is not lost: their number depends on timing */
+	if (rc && ack != NIC_NAK_RNR && nic_fault_answer_lost(qp->dev, qp))
 		return NIC_PENDING;
 	return ack;
 }

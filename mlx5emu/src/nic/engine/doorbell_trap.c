@@ -386,6 +386,15 @@ static bool gone_lately(uintptr_t addr)
 }
 
 /*
+ * The address of a removed page this thread's store was let try again at.
+ * A store that faulted as its page went needs one more try; if it faults
+ * there again, what is mapped there now faulted (a file page past its
+ * end, say), and that SIGBUS is the application's, not swallowed for ever.
+ * Initial-exec: a signal handler must not make glibc allocate the slot.
+ */
+static __thread uintptr_t gone_tried __attribute__((tls_model("initial-exec")));
+
+/*
  * Signal mode, in the SIGBUS handler of the thread whose store faulted at
  * addr: make the page writable and do the pass the NIC thread would have
  * woken for. False if addr is none of ours: the application's fault.
@@ -406,10 +415,16 @@ static bool trap_fault(void *addr)
 	if (!r) {
 		bool gone = gone_lately((uintptr_t)addr);
 
-		/* unprotected on removal: the store just tries again */
+		/* unprotected on removal: the store just tries again, once */
 		pthread_mutex_unlock(&trap.lock);
-		return gone;
+		if (gone && gone_tried != (uintptr_t)addr) {
+			gone_tried = (uintptr_t)addr;
+			return true;
+		}
+		gone_tried = 0;
+		return false;
 	}
+	gone_tried = 0;
 	__atomic_add_fetch(&trap.handlers, 1, __ATOMIC_ACQ_REL);
 	if (r->state == TRAP_ARMED) {
 		lift(r);
