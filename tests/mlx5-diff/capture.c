@@ -19,6 +19,8 @@ static unsigned long flip_at; /* 1-based basic block to corrupt, 0: none */
 static unsigned long flip_wc_at; /* 1-based completion to corrupt */
 static unsigned long wcs_printed;
 static unsigned long bbs_printed;
+/* of the last send WQE printed: the imm bytes not printed, or -1 */
+static long last_skip = -1;
 
 void capture_flip_from_env(void)
 {
@@ -34,12 +36,34 @@ uint64_t capture_wc_flip(void)
 	return ++wcs_printed == flip_wc_at;
 }
 
-static void print_hex(FILE *out, const uint8_t *p, size_t len)
+/*
+ * The first `valid` bytes but the 4 at `skip` (if not -1), ".." for each
+ * byte the device does not read.
+ */
+static void print_hex_valid(FILE *out, const uint8_t *p, size_t len,
+			    size_t valid, long skip)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		fprintf(out, "%02x", p[i]);
+	for (i = 0; i < len; i++) {
+		if (i < valid && !(skip >= 0 && i - skip < 4))
+			fprintf(out, "%02x", p[i]);
+		else
+			fputs("..", out);
+	}
+}
+
+/* the control segment's imm of a WQE whose opcode does not use it */
+static bool imm_unread(const uint8_t *ctrl)
+{
+	switch (ctrl[3]) {
+	case MLX5_OPCODE_SEND_INVAL:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_SEND_IMM:
+		return false;
+	default:
+		return true;
+	}
 }
 
 int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
@@ -61,26 +85,49 @@ int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
  * (the SQ's basic blocks, or the RQ's WQEs), in ring order. Only send
  * basic blocks count for MLX5_DIFF_FLIP.
  */
-static void print_wqes(FILE *out, bool send, const uint8_t *buf,
-		       uint32_t stride, uint32_t count, uint16_t from,
-		       uint16_t to)
+static uint32_t print_wqes(FILE *out, bool send, const uint8_t *buf,
+			   uint32_t stride, uint32_t count, uint16_t from,
+			   uint16_t to)
 {
 	uint8_t copy[MLX5_SEND_WQE_BB];
+	uint32_t left = 0, valid = stride, last = 0;
+	long skip = -1;
 	uint16_t i;
 
 	for (i = from; i != to; i++) {
 		uint32_t index = i & (count - 1);
 		const uint8_t *wqe = buf + (size_t)index * stride;
 
+		/*
+		 * A send WQE starts with its control segment, whose ds says
+		 * how many 16-byte units of it the device reads: the rest of
+		 * its last block is whatever the SQ held (a refused WR's bytes
+		 * too), and printed as "..".
+		 */
+		skip = -1;
+		if (send && !left) {
+			left = (wqe[7] & 0x3f) * 16;
+			if (!left)
+				left = stride;
+			last = left;
+			/* an opcode without imm: the SQ's old bytes stay */
+			last_skip = imm_unread(wqe) ? 12 : -1;
+			skip = last_skip;
+		}
+		if (send) {
+			valid = left < stride ? left : stride;
+			left -= valid;
+		}
 		if (send && ++bbs_printed == flip_at) {
 			memcpy(copy, wqe, sizeof(copy));
 			copy[5] ^= 1;
 			wqe = copy;
 		}
 		fprintf(out, "  %s[%u] ", send ? "sq" : "rq", index);
-		print_hex(out, wqe, stride);
+		print_hex_valid(out, wqe, stride, valid, skip);
 		fputc('\n', out);
 	}
+	return last;
 }
 
 /*
@@ -100,7 +147,8 @@ void capture_sq_begin(struct capture_qp *c)
 			reg[i / sizeof(*reg)] = 0;
 }
 
-static void capture_bf(FILE *out, struct capture_qp *c)
+/* last: the size of the post's last WQE, which a BlueFlame write copies */
+static void capture_bf(FILE *out, struct capture_qp *c, uint32_t last)
 {
 	uint32_t size = c->dv.bf.size, half, i, end;
 
@@ -121,7 +169,9 @@ static void capture_bf(FILE *out, struct capture_qp *c)
 			c->bf_first = half;
 		fprintf(out, "  bf%u ",
 			c->bf_relative ? half ^ (uint32_t)c->bf_first : half);
-		print_hex(out, copy + BF_RING_BYTES, end - BF_RING_BYTES);
+		print_hex_valid(out, copy + BF_RING_BYTES, end - BF_RING_BYTES,
+				last > BF_RING_BYTES ? last - BF_RING_BYTES : 0,
+				last_skip < 0 ? -1 : last_skip - BF_RING_BYTES);
 		fputc('\n', out);
 	}
 }
@@ -130,12 +180,13 @@ void capture_sq(FILE *out, struct capture_qp *c)
 {
 	uint16_t pi = be32toh(c->dv.dbrec[MLX5_SND_DBR]);
 
-	print_wqes(out, true, c->dv.sq.buf, MLX5_SEND_WQE_BB, c->dv.sq.wqe_cnt,
-		   c->sq_pi, pi);
+	uint32_t last = print_wqes(out, true, c->dv.sq.buf, MLX5_SEND_WQE_BB,
+				   c->dv.sq.wqe_cnt, c->sq_pi, pi);
+
 	c->sq_pi = pi;
 	fprintf(out, "  snd_dbr %u\n", pi);
 	if (c->dv.bf.size)
-		capture_bf(out, c);
+		capture_bf(out, c, last);
 }
 
 void capture_rq(FILE *out, struct capture_qp *c)
