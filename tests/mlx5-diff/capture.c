@@ -20,7 +20,7 @@ static unsigned long flip_wc_at; /* 1-based completion to corrupt */
 static unsigned long wcs_printed;
 static unsigned long bbs_printed;
 /* of the last send WQE printed: the imm bytes not printed, or -1 */
-static long last_skip = -1;
+static uint64_t last_unread;
 
 void capture_flip_from_env(void)
 {
@@ -37,32 +37,41 @@ uint64_t capture_wc_flip(void)
 }
 
 /*
- * The first `valid` bytes but the 4 at `skip` (if not -1), ".." for each
- * byte the device does not read.
+ * The first `valid` bytes but those of bit i set in `unread` (of the first
+ * 64), ".." for each byte the device does not read.
  */
 static void print_hex_valid(FILE *out, const uint8_t *p, size_t len,
-			    size_t valid, long skip)
+			    size_t valid, uint64_t unread)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		if (i < valid && !(skip >= 0 && i - skip < 4))
+		if (i < valid && !(i < 64 && unread >> i & 1))
 			fprintf(out, "%02x", p[i]);
 		else
 			fputs("..", out);
 	}
 }
 
-/* the control segment's imm of a WQE whose opcode does not use it */
-static bool imm_unread(const uint8_t *ctrl)
+/*
+ * The bytes of a WQE's first block that its opcode leaves unread: the
+ * control segment's imm, but for the opcodes that carry one; the compare
+ * operand of a fetch-and-add (after the control and remote address
+ * segments of an RC WQE), which libmlx5 does not write either.
+ */
+static uint64_t unread_bytes(const uint8_t *ctrl)
 {
+	uint64_t unread = 0xfull << 12;
+
 	switch (ctrl[3]) {
 	case MLX5_OPCODE_SEND_INVAL:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
 	case MLX5_OPCODE_SEND_IMM:
-		return false;
+		return 0;
+	case MLX5_OPCODE_ATOMIC_FA:
+		return unread | 0xffull << 40;
 	default:
-		return true;
+		return unread;
 	}
 }
 
@@ -91,7 +100,7 @@ static uint32_t print_wqes(FILE *out, bool send, const uint8_t *buf,
 {
 	uint8_t copy[MLX5_SEND_WQE_BB];
 	uint32_t left = 0, valid = stride, last = 0;
-	long skip = -1;
+	uint64_t unread = 0;
 	uint16_t i;
 
 	for (i = from; i != to; i++) {
@@ -104,15 +113,15 @@ static uint32_t print_wqes(FILE *out, bool send, const uint8_t *buf,
 		 * its last block is whatever the SQ held (a refused WR's bytes
 		 * too), and printed as "..".
 		 */
-		skip = -1;
+		unread = 0;
 		if (send && !left) {
 			left = (wqe[7] & 0x3f) * 16;
 			if (!left)
 				left = stride;
 			last = left;
-			/* an opcode without imm: the SQ's old bytes stay */
-			last_skip = imm_unread(wqe) ? 12 : -1;
-			skip = last_skip;
+			/* fields the opcode does not use keep the old bytes */
+			last_unread = unread_bytes(wqe);
+			unread = last_unread;
 		}
 		if (send) {
 			valid = left < stride ? left : stride;
@@ -124,7 +133,7 @@ static uint32_t print_wqes(FILE *out, bool send, const uint8_t *buf,
 			wqe = copy;
 		}
 		fprintf(out, "  %s[%u] ", send ? "sq" : "rq", index);
-		print_hex_valid(out, wqe, stride, valid, skip);
+		print_hex_valid(out, wqe, stride, valid, unread);
 		fputc('\n', out);
 	}
 	return last;
@@ -171,7 +180,7 @@ static void capture_bf(FILE *out, struct capture_qp *c, uint32_t last)
 			c->bf_relative ? half ^ (uint32_t)c->bf_first : half);
 		print_hex_valid(out, copy + BF_RING_BYTES, end - BF_RING_BYTES,
 				last > BF_RING_BYTES ? last - BF_RING_BYTES : 0,
-				last_skip < 0 ? -1 : last_skip - BF_RING_BYTES);
+				last_unread >> BF_RING_BYTES);
 		fputc('\n', out);
 	}
 }
