@@ -9,8 +9,9 @@
  * For every work-request shape of the matrix (QP type x thread domain or
  * not x ibv_post_send or ibv_wr_* x wide or narrow QP, then opcode, SGE
  * count, inline, flags, list length; then three times around the SQ) it
- * prints what the NIC reads: each send WQE's basic blocks in SQ order,
- * SND_DBR, the BlueFlame half the post wrote; each receive WQE and
+ * prints what the NIC reads: each send WQE's basic blocks in SQ order
+ * (the bytes the device does not read as "..", see capture.c), SND_DBR,
+ * the BlueFlame half the post wrote; each receive WQE and
  * RCV_DBR, or an SRQ's record and WQEs; and the return value and bad_wr
  * of every post. CQs are plain, extended, a TD's, or lock-free by flag. Every few posts
  * a signaled marker is posted and the CQs are drained once all their CQEs
@@ -30,6 +31,8 @@
  * of the WQE's control segment, which the SQ's copy shows), and LOCAL_INV
  * and BIND_MW, which the emulator does not execute (no UMR, no MW).
  *
+ * MLX5_DIFF_RANDOM=SEED:COUNT runs COUNT seeded random sequences instead
+ * of the matrix (random.c).
  * MLX5_DIFF_TD_SHARING=N asks every TD for sharing level N (the series'
  * ibv_td_init_attr), to compare each level with 65.0's one TD placement.
  * MLX5_DIFF_FLIP=N flips a bit of the Nth send basic block printed,
