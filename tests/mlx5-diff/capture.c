@@ -19,6 +19,11 @@ static unsigned long flip_at; /* 1-based basic block to corrupt, 0: none */
 static unsigned long flip_wc_at; /* 1-based completion to corrupt */
 static unsigned long wcs_printed;
 static unsigned long bbs_printed;
+/* the largest WQE: 63 16-byte units, in 16 basic blocks */
+#define MAX_WQE (16 * MLX5_SEND_WQE_BB)
+/* of the send WQE printed last: which bytes are read, over how many */
+static uint8_t last_read[MAX_WQE + BF_MAX_SIZE];
+static uint32_t last_size;
 
 void capture_flip_from_env(void)
 {
@@ -34,12 +39,66 @@ uint64_t capture_wc_flip(void)
 	return ++wcs_printed == flip_wc_at;
 }
 
-static void print_hex(FILE *out, const uint8_t *p, size_t len)
+/* each byte of p, or ".." where mask (if not NULL) says it is not read */
+static void print_hex_mask(FILE *out, const uint8_t *p, size_t len,
+			   const uint8_t *mask)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		fprintf(out, "%02x", p[i]);
+	for (i = 0; i < len; i++) {
+		if (!mask || mask[i])
+			fprintf(out, "%02x", p[i]);
+		else
+			fputs("..", out);
+	}
+}
+
+/*
+ * Which bytes of the send WQE at counter i the device reads (read[j] 1),
+ * over its basic blocks (returned). It reads ds 16-byte units; of those
+ * not the control segment's imm, but for the opcodes that carry one, nor
+ * a fetch-and-add's compare operand (after the control and remote address
+ * segments of an RC WQE), which libmlx5 does not write; and of an inline
+ * segment (MLX5_INLINE_SEG, the WQE's last) only its byte_count bytes.
+ * The rest holds whatever the SQ held: a refused WR's bytes too.
+ */
+static uint32_t wqe_read_mask(const uint8_t *sq, uint32_t count, uint16_t i,
+			      uint8_t *read)
+{
+	const uint8_t *ctrl = sq + (size_t)(i & (count - 1)) * MLX5_SEND_WQE_BB;
+	uint32_t ds = ctrl[7] & 0x3f, total = ds ? ds * 16 : MLX5_SEND_WQE_BB;
+	uint32_t n = (total + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB, u, j;
+	uint8_t w[MAX_WQE];
+
+	for (j = 0; j < n; j++)
+		memcpy(w + j * MLX5_SEND_WQE_BB,
+		       sq + (size_t)((i + j) & (count - 1)) * MLX5_SEND_WQE_BB,
+		       MLX5_SEND_WQE_BB);
+	memset(read, 0, n * MLX5_SEND_WQE_BB);
+	memset(read, 1, total);
+	switch (ctrl[3]) {
+	case MLX5_OPCODE_SEND_INVAL:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_SEND_IMM:
+		break;
+	case MLX5_OPCODE_ATOMIC_FA:
+		memset(read + 40, 0, 8);
+		/* fallthrough */
+	default:
+		memset(read + 12, 0, 4);
+	}
+	for (u = 1; u < ds; u++) {
+		uint32_t word, len;
+
+		memcpy(&word, w + u * 16, 4);
+		word = be32toh(word);
+		len = word & ~MLX5_INLINE_SEG;
+		if (!(word & MLX5_INLINE_SEG) || u + (4 + len + 15) / 16 != ds)
+			continue;
+		memset(read + u * 16 + 4 + len, 0, total - (u * 16 + 4 + len));
+		break;
+	}
+	return n * MLX5_SEND_WQE_BB;
 }
 
 int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
@@ -58,28 +117,35 @@ int capture_qp_open(struct capture_qp *c, struct ibv_qp *qp, bool bf_relative)
 
 /*
  * The WQEs from counter `from` up to `to` of a ring of stride-byte WQEs
- * (the SQ's basic blocks, or the RQ's WQEs), in ring order. Only send
- * basic blocks count for MLX5_DIFF_FLIP.
+ * (the SQ's basic blocks, or the RQ's WQEs), in ring order; of a send WQE
+ * only the bytes the device reads (wqe_read_mask). Only send basic blocks
+ * count for MLX5_DIFF_FLIP.
  */
 static void print_wqes(FILE *out, bool send, const uint8_t *buf,
 		       uint32_t stride, uint32_t count, uint16_t from,
 		       uint16_t to)
 {
 	uint8_t copy[MLX5_SEND_WQE_BB];
+	uint32_t at = 0;
 	uint16_t i;
 
 	for (i = from; i != to; i++) {
 		uint32_t index = i & (count - 1);
 		const uint8_t *wqe = buf + (size_t)index * stride;
 
+		if (send && at == last_size) {
+			last_size = wqe_read_mask(buf, count, i, last_read);
+			at = 0;
+		}
 		if (send && ++bbs_printed == flip_at) {
 			memcpy(copy, wqe, sizeof(copy));
 			copy[5] ^= 1;
 			wqe = copy;
 		}
 		fprintf(out, "  %s[%u] ", send ? "sq" : "rq", index);
-		print_hex(out, wqe, stride);
+		print_hex_mask(out, wqe, stride, send ? last_read + at : NULL);
 		fputc('\n', out);
+		at += send ? stride : 0;
 	}
 }
 
@@ -100,6 +166,7 @@ void capture_sq_begin(struct capture_qp *c)
 			reg[i / sizeof(*reg)] = 0;
 }
 
+/* a BlueFlame write copies the post's last WQE: last_read says its bytes */
 static void capture_bf(FILE *out, struct capture_qp *c)
 {
 	uint32_t size = c->dv.bf.size, half, i, end;
@@ -121,7 +188,10 @@ static void capture_bf(FILE *out, struct capture_qp *c)
 			c->bf_first = half;
 		fprintf(out, "  bf%u ",
 			c->bf_relative ? half ^ (uint32_t)c->bf_first : half);
-		print_hex(out, copy + BF_RING_BYTES, end - BF_RING_BYTES);
+		if (end > last_size)
+			memset(last_read + last_size, 0, end - last_size);
+		print_hex_mask(out, copy + BF_RING_BYTES, end - BF_RING_BYTES,
+			       last_read + BF_RING_BYTES);
 		fputc('\n', out);
 	}
 }
@@ -130,6 +200,7 @@ void capture_sq(FILE *out, struct capture_qp *c)
 {
 	uint16_t pi = be32toh(c->dv.dbrec[MLX5_SND_DBR]);
 
+	last_size = 0;
 	print_wqes(out, true, c->dv.sq.buf, MLX5_SEND_WQE_BB, c->dv.sq.wqe_cnt,
 		   c->sq_pi, pi);
 	c->sq_pi = pi;

@@ -206,12 +206,19 @@ static int to_rts(struct ep_pair *p, struct ibv_qp *qp)
 	return ibv_modify_qp(qp, &a, mask);
 }
 
-static int connect_pair(struct ep_device *d, struct ep_pair *p)
+int ep_pair_reconnect(struct ep_device *d, struct ep_pair *p)
 {
 	struct ibv_qp *a = p->req.qp, *b = p->resp.qp;
 
 	if (to_init(p, a) || to_init(p, b) || to_rtr(d, p, a, b->qp_num) ||
 	    to_rtr(d, p, b, a->qp_num) || to_rts(p, a) || to_rts(p, b))
+		return -1;
+	return 0;
+}
+
+static int connect_pair(struct ep_device *d, struct ep_pair *p)
+{
+	if (ep_pair_reconnect(d, p))
 		return -1;
 	if (p->cfg.type == IBV_QPT_UD) {
 		struct ibv_ah_attr ah = { .dlid = d->lid, .port_num = EP_PORT };

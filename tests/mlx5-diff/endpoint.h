@@ -83,6 +83,8 @@ void ep_device_close(struct ep_device *d);
 int ep_pair_open(struct ep_device *d, struct ep_pair *p,
 		 const struct ep_config *cfg);
 void ep_pair_close(struct ep_pair *p);
+/* both QPs, in RESET, to RTS again */
+int ep_pair_reconnect(struct ep_device *d, struct ep_pair *p);
 
 /* the QPN as printed: relative to the first QP of the device */
 uint32_t ep_qpn(const struct ep_device *d, uint32_t qpn);

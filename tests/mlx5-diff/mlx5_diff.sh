@@ -6,7 +6,8 @@
 # what the NIC reads (WQEs, doorbell records, BlueFlame writes) and what
 # the application gets from its CQs.
 #
-#   mlx5_diff.sh PROGRAM PRISTINE_LIBDIR [--flip N | --flip-wc N]
+#   mlx5_diff.sh PROGRAM PRISTINE_LIBDIR [--flip N | --flip-wc N |
+#                                         --random SEED COUNT]
 #
 # Besides as the application asks, it compares them with
 # MLX5_SINGLE_THREADED=1, and 65.0's TDs with the series' at each sharing
@@ -17,9 +18,16 @@
 # --flip N is the self-check: the series' run corrupts one bit of its Nth
 # send basic block (--flip-wc N: of its Nth completion), and the script
 # passes only if the comparison catches exactly that line.
+# --random SEED COUNT compares COUNT seeded random sequences (random.c)
+# instead of the matrix: as the application asks, single-threaded, and the
+# series' TDs at one sharing level (1 + SEED % 3); with MLX5_DIFF_QUICK=1
+# only as the application asks (soak.sh).
 set -uo pipefail
-prog=$1 pristine=$2 flip='' flip_env='' flip_line=''
+prog=$1 pristine=$2 flip='' flip_env='' flip_line='' random=''
 case ${3:-} in
+--random)
+	random=MLX5_DIFF_RANDOM=${4:?--random needs a seed}:${5:?and a count}
+	;;
 --flip)
 	flip=${4:?--flip needs a basic block number}
 	flip_env=MLX5_DIFF_FLIP=$flip flip_line='  sq\['
@@ -45,7 +53,7 @@ capture() {
 	local name=$1
 	shift
 	if ! "$emu" run --fabric="$fabric-$name" -- \
-		env "${series_lib[@]}" "$@" "$prog" "$tmp/$name" \
+		env "${series_lib[@]}" $random "$@" "$prog" "$tmp/$name" \
 		2>"$tmp/$name.err"; then
 		echo "mlx5-diff: the $name run failed:" >&2
 		cat "$tmp/$name.err" >&2
@@ -90,11 +98,16 @@ fi
 # environment (MLX5_SINGLE_THREADED), the other way to a single thread;
 # and the series' TDs at each sharing level, against 65.0's one placement.
 capture series
-capture pristine-single-threaded LD_LIBRARY_PATH="$pristine" \
-	MLX5_SINGLE_THREADED=1
-capture series-single-threaded MLX5_SINGLE_THREADED=1
-pairs="pristine:series pristine-single-threaded:series-single-threaded"
-for level in 1 2 3; do
+pairs=pristine:series levels=''
+if [ "${MLX5_DIFF_QUICK:-0}" != 1 ]; then
+	capture pristine-single-threaded LD_LIBRARY_PATH="$pristine" \
+		MLX5_SINGLE_THREADED=1
+	capture series-single-threaded MLX5_SINGLE_THREADED=1
+	pairs="$pairs pristine-single-threaded:series-single-threaded"
+	levels="1 2 3"
+	[ -n "$random" ] && levels=$((1 + ${4} % 3))
+fi
+for level in $levels; do
 	capture "series-td-sharing-$level" MLX5_DIFF_TD_SHARING=$level
 	pairs="$pairs pristine:series-td-sharing-$level"
 done
