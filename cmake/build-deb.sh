@@ -16,7 +16,7 @@ out=$(realpath -m "${1:?usage: build-deb.sh OUT}")
 . "$(dirname "$0")/package-sources.sh"
 . "$top/cmake/apt-sources.sh"
 . "$top/cmake/suite-root.sh"
-suites=${DEB_SUITES:-bookworm trixie}
+suites=${DEB_SUITES-bookworm trixie}
 werror_suites=${DEB_WERROR_SUITES:-bookworm}
 
 [ "$(id -u)" -eq 0 ] || die "make deb builds in Debian roots and needs root (debootstrap, chroot)"
@@ -44,7 +44,6 @@ make_sources "$out" "$version"
 inputs=$({
 	sha256sum "$out"/rdma-core_"$version".orig*.tar.gz
 	tar -C "$top" -cf - debian patches | sha256sum
-	cat "$top/cmake/build-deb.sh" "$top/cmake/suite-root.sh"
 } | sha256sum | cut -d' ' -f1)
 
 # the source package: one .dsc for every suite
@@ -71,7 +70,9 @@ fi
 # build_suite SUITE: the binary packages of SUITE into OUT/SUITE
 build_suite() {
 	local suite=$1 dest=$out/$1 root=$out/$1-build-root start deps opts
-	if [ -f "$dest/deb.stamp" ] && [ "$(cat "$dest/deb.stamp")" = "$inputs" ] &&
+	opts="parallel=$(nproc) noautodbgsym ${DEB_BUILD_OPTIONS:-}"
+	case " $werror_suites " in *" $suite "*) opts="$opts werror" ;; esac
+	if [ -f "$dest/deb.stamp" ] && [ "$(cat "$dest/deb.stamp")" = "$inputs $opts" ] &&
 		ls "$dest"/libibverbs1_"$noepoch"_"$arch".deb >/dev/null 2>&1; then
 		echo "$(shown "$dest"): $suite's Debian packages of $full are up to date" >&2
 		return 0
@@ -87,8 +88,6 @@ build_suite() {
 	mkdir -p "$root/build"
 	cp -L "$dsc" "$out"/rdma-core_"$version".orig*.tar.gz \
 		"$out"/rdma-core_"$noepoch".debian.tar.* "$root/build/"
-	opts="parallel=$(nproc) noautodbgsym ${DEB_BUILD_OPTIONS:-}"
-	case " $werror_suites " in *" $suite "*) opts="$opts werror" ;; esac
 	start=$EPOCHREALTIME
 	in_root "$root" sh -c "cd /build && dpkg-source -x $(basename "$dsc") src >/dev/null &&
 		cd src && DEB_BUILD_OPTIONS='$opts' \
@@ -104,7 +103,7 @@ build_suite() {
 	mv "$root"/build/*.deb "$root"/build/*.changes "$root"/build/*.buildinfo "$dest/"
 	root_close "$root"
 	at_exit_root=
-	echo "$inputs" >"$dest/deb.stamp"
+	echo "$inputs $opts" >"$dest/deb.stamp"
 	ls "$dest"/*.deb | sed "s|^$top/||" >&2
 }
 

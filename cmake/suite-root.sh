@@ -11,7 +11,9 @@
 # Roots are kept as tarballs in $TDSHARE_ROOT_CACHE (default
 # /var/cache/rdma-core-tdshare; outside the clone, so that a fresh clone on
 # the same machine reuses them): SUITE-minbase.tar as debootstrap left it,
-# SUITE-TAG-<hash of PACKAGES>.tar with PACKAGES installed. A run whose
+# SUITE-TAG-<hash of PACKAGES>.tar with PACKAGES installed. A caller that
+# defines root_setup has it run in the new root after the install (its
+# definition and $root_hash_extra are part of the hash). A run whose
 # tarballs exist spends seconds here, a first one minutes.
 # Needs: die, top (the repository) and apt_mirrors (cmake/apt-sources.sh).
 root_cache=${TDSHARE_ROOT_CACHE:-/var/cache/rdma-core-tdshare}
@@ -85,7 +87,10 @@ root_open() {
 	[ -n "$mirror" ] || die "no Debian apt source is configured to debootstrap $suite from"
 	mkdir -p "$root_cache"
 	base=$root_cache/$suite-minbase.tar
-	hash=$(echo "$suite $* $(cat "$top/cmake/suite-root.sh")" | sha256sum | cut -c1-12)
+	hash=$({
+		echo "$suite $* ${root_hash_extra:-} v1"
+		declare -f root_setup || true
+	} | sha256sum | cut -c1-12)
 	tar=$root_cache/$suite-$tag-$hash.tar
 	log=$root_cache/$suite-$tag.log
 	root_close "$root"
@@ -111,6 +116,12 @@ root_open() {
 		tail -n 20 "$log" >&2
 		die "apt-get install in the $suite root failed (log: $log)"
 	}
+	if declare -F root_setup >/dev/null; then
+		root_setup "$root" >>"$log" 2>&1 || {
+			tail -n 20 "$log" >&2
+			die "setting up the $suite root failed (log: $log)"
+		}
+	fi
 	in_root "$root" apt-get clean
 	root_umount "$root"
 	tar -C "$root" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"

@@ -151,6 +151,25 @@ traffic() {
 	emu python3 -c 'import pyverbs, pyverbs.device as d; print("pyverbs", pyverbs.__file__, "sees:", [x.name.decode() for x in d.get_device_list()])'
 }
 
+# mlx5emu alone over the suite's own rdma-core: apt installs it without
+# any other package of ours, and the suite's ib_write_bw runs on it
+mlx5emu_alone() {
+	local port=$((19000 + $$ % 1000)) v
+	section "mlx5emu alone over the suite's rdma-core ($(awk '$1 == "libibverbs1" { print $2 }' "$res/before.txt"))"
+	mkdir -p "$root/tmp/emu"
+	cp "$out/$suite"/mlx5emu_*.deb "$root/tmp/emu/"
+	in_root "$root" sh -c 'apt-get install -y -qq /tmp/emu/mlx5emu_*.deb' >"$res/emu-install.log" 2>&1 || {
+		tail -n 20 "$res/emu-install.log" >&2
+		die "apt could not install mlx5emu alone (log: $res/emu-install.log)"
+	}
+	v=$(in_root "$root" dpkg-query -W -f '${Version}' libibverbs1)
+	case $v in *tdshare*) die "installing mlx5emu brought our libibverbs1 $v" ;; esac
+	run_pair emu_ib_write_bw ib_write_bw -p $port -D 1 -F -- ib_write_bw -p $port -D 1 -F localhost
+	grep -q 'BW average' "$res/emu_ib_write_bw.client" || die "ib_write_bw printed no result"
+	echo "the suite's ib_write_bw ran on mlx5emu over the suite's libibverbs1 $v"
+	in_root "$root" apt-get purge -y -qq mlx5emu >/dev/null
+}
+
 check_suite() {
 	local suite=$1 debs start base names left missing
 	res=$out/$suite/check
@@ -176,8 +195,12 @@ check_suite() {
 	elapsed "$start" "private ABI and lintian"
 
 	start=$EPOCHREALTIME
-	section "our packages over the suite's (apt install ./*.deb)"
 	installed_versions >"$res/before.txt"
+	mlx5emu_alone
+	elapsed "$start" "mlx5emu over the suite's rdma-core"
+
+	start=$EPOCHREALTIME
+	section "our packages over the suite's (apt install ./*.deb)"
 	mkdir -p "$root/tmp/debs"
 	cp "${debs[@]}" "$root/tmp/debs/"
 	in_root "$root" sh -c 'apt-get install -y -qq /tmp/debs/*.deb' >"$res/install.log" 2>&1 || {
