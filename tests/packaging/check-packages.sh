@@ -51,7 +51,7 @@ installed_versions() {
 
 # one owner per library file; every SONAME link of ours resolves to ours
 check_owners() {
-	local files f owners bad=0
+	local files f owners real owner bad=0
 	files=$(for p in $ours; do in_root "$root" dpkg -L "$p"; done | grep -E '\.so(\.[0-9.]+)?$' | sort -u)
 	# and whatever else of that name is on disk (an old library left behind)
 	files=$( (echo "$files"; for f in $files; do
@@ -63,15 +63,15 @@ check_owners() {
 		"") echo "FAIL: $f belongs to no package"; bad=1 ;;
 		*,*) echo "FAIL: $f has several owners: $owners"; bad=1 ;;
 		esac
-		case $f in *.so.[0-9]*)
-			case $(in_root "$root" readlink -f "$f") in
-			*tdshare*) ;;
-			*) echo "FAIL: $f resolves to $(in_root "$root" readlink -f "$f"), not to our library"; bad=1 ;;
-			esac ;;
+		real=$(in_root "$root" readlink -f "$f")
+		owner=$(in_root "$root" dpkg -S "$real" 2>/dev/null | sed 's/: .*//; s/:.*//' || true)
+		case " $(echo $ours) " in
+		*" $owner "*) ;;
+		*) echo "FAIL: $f resolves to $real, of '$owner', not of our packages"; bad=1 ;;
 		esac
 	done
 	[ $bad -eq 0 ] || die "library files of $suite are not owned once each (above)"
-	echo "$(echo "$files" | wc -l) library files, one owner each; SONAME links resolve to ours"
+	echo "$(echo "$files" | wc -l) library files, one owner each, each link resolving to a file of ours"
 }
 
 emu() {
@@ -128,17 +128,22 @@ traffic() {
 	# the mlx5 transports only: with its defaults UCX picks shared memory
 	# between two local processes, never the device. UCX's info log names
 	# the transport and device of the endpoint.
-	run_pair ucx env UCX_TLS=rc_mlx5,ud_mlx5,self ucx_perftest -p $((port + 1)) -- \
+	# a ucx_perftest built with MPI (UCX 1.18 of Debian 13) takes MPI
+	# mode unless told -P 0; Debian 12's has no MPI and no -P
+	local mode=
+	in_root "$root" ucx_perftest -h >"$res/ucx_perftest.help" 2>&1 || true
+	if grep -q -- '-P <0|1>' "$res/ucx_perftest.help"; then mode="-P 0"; fi
+	run_pair ucx env UCX_TLS=rc_mlx5,ud_mlx5,self ucx_perftest $mode -p $((port + 1)) -- \
 		env UCX_TLS=rc_mlx5,ud_mlx5,self UCX_LOG_LEVEL=info \
-		ucx_perftest -p $((port + 1)) -t tag_bw -n 10000 localhost
-	grep -o 'ep_cfg.*' "$res/ucx.client" | grep -m2 mlx5_0:1 ||
+		ucx_perftest $mode -p $((port + 1)) -t tag_bw -n 10000 localhost
+	grep -E -m2 'cfg.*_mlx5/mlx5_0:1' "$res/ucx.client" ||
 		die "ucx_perftest did not run over the emulated device (output: $res/ucx.client)"
 	grep '^Final:' "$res/ucx.client" || die "ucx_perftest printed no result"
 
 	section "the suite's Open MPI ($(awk '$1 == "openmpi-bin" { print $2 }' "$res/after.txt")) over UCX, MPI_THREAD_MULTIPLE"
 	cp "$here/mpi_threads.c" "$root/tmp/"
 	in_root "$root" mpicc -O2 -pthread -o /tmp/mpi_threads /tmp/mpi_threads.c
-	emu env UCX_TLS=rc_mlx5,self UCX_NET_DEVICES=mlx5_0:1 timeout -k 5 180 \
+	emu env UCX_TLS=rc_mlx5,ud_mlx5,self UCX_NET_DEVICES=mlx5_0:1 timeout -k 5 180 \
 		mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ucx \
 		-x UCX_TLS -x UCX_NET_DEVICES /tmp/mpi_threads >"$res/mpi.txt" 2>&1 || {
 		cat "$res/mpi.txt"
@@ -219,6 +224,7 @@ check_suite() {
 	names=$(comm -23 <(cut -d' ' -f1 "$res/before.txt") <(cut -d' ' -f1 "$res/after.txt"))
 	[ -z "$names" ] || die "installing our packages removed: $names"
 	check_owners
+	for p in $ours; do in_root "$root" dpkg -L "$p"; done | sort -u >"$res/our-files.txt"
 	in_root "$root" apt-get check -q || die "apt-get check fails with our packages installed"
 	echo "apt-get check: clean"
 	elapsed "$start" "install"
@@ -252,12 +258,21 @@ check_suite() {
 		/etc/apt/preferences.d/rdma-core-tdshare.pref /usr/bin/tdshare-way-back; do
 		[ ! -e "$root$f" ] || die "$f is still there after the way back"
 	done
-	missing=$(comm -3 "$res/before.txt" "$res/restored.txt")
+	# what was installed before is back at its version; packages that
+	# came with ours stay as the suite's own (the way back puts the
+	# suite's rdma-core in place of the fork's, package for package)
+	missing=$(comm -23 "$res/before.txt" "$res/restored.txt")
 	[ -z "$missing" ] || die "not as before the install: $missing"
+	added=$(comm -13 "$res/before.txt" "$res/restored.txt" | cut -d' ' -f1)
+	[ -z "$added" ] || echo "the suite's own, in place of ours that came new: $(echo $added)"
 	in_root "$root" apt-get check -q || die "apt-get check fails after the way back"
-	if in_root "$root" find / -xdev -name '*tdshare*' -not -path '/tmp/*' | grep .; then
-		die "files named for the fork are left after the way back (above)"
-	fi
+	# every file our packages had is gone, or belongs to a package of the
+	# suite now
+	in_root "$root" sh -c 'while read -r f; do
+		[ -f "$f" ] || [ -L "$f" ] || continue
+		dpkg -S "$f" >/dev/null 2>&1 || echo "$f"
+	done' <"$res/our-files.txt" >"$res/left-files.txt"
+	[ ! -s "$res/left-files.txt" ] || { cat "$res/left-files.txt"; die "files of our packages are left after the way back (above)"; }
 	echo "the suite's packages are back, nothing of ours is left, apt-get check is clean"
 	elapsed "$start" "the way back"
 	root_close "$root"

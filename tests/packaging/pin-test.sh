@@ -52,22 +52,24 @@ done
 echo "apt-cache policy libibverbs1:"
 in_root "$root" apt-cache policy libibverbs1 | sed 's/^/  /'
 
-# upgrade_takes: what apt upgrade would install for libibverbs1
+# upgrade_takes: what apt full-upgrade (the stronger of the two upgrades:
+# it may remove packages) would install for libibverbs1
 upgrade_takes() {
-	in_root "$root" apt-get -s upgrade | sed -n 's/^Inst libibverbs1 .*(\([^ ]*\) .*/\1/p'
+	in_root "$root" apt-get -s dist-upgrade | sed -n 's/^Inst libibverbs1 .*(\([^ ]*\) .*/\1/p'
 }
 took=$(upgrade_takes)
-[ -z "$took" ] || die "apt upgrade would replace our libibverbs1 $ours by $took"
+[ -z "$took" ] || die "apt full-upgrade would replace our libibverbs1 $ours by $took"
 in_root "$root" apt-get upgrade -y -qq >/dev/null
+in_root "$root" apt-get dist-upgrade -y -qq >/dev/null
 now=$(in_root "$root" dpkg-query -W -f '${Version}' libibverbs1)
 [ "$now" = "$ours" ] || die "apt upgrade replaced our libibverbs1 $ours by $now"
-echo "apt upgrade: libibverbs1 stays $ours"
+echo "apt upgrade and apt full-upgrade: libibverbs1 stays $ours"
 
 mv "$root$pref" "$root$pref.off"
 in_root "$root" apt-get update -qq
 took=$(upgrade_takes)
-[ "$took" = 1:66.0-1 ] || die "without the pin, apt upgrade takes '$took', not 1:66.0-1: the test proves nothing"
-echo "without the pin: apt upgrade would take $took (the epoch alone keeps 66.0-1 out)"
+[ "$took" = 1:66.0-1 ] || die "without the pin, apt full-upgrade takes '$took', not 1:66.0-1: the test proves nothing"
+echo "without the pin: apt full-upgrade would take $took (the epoch alone keeps 66.0-1 out)"
 mv "$root$pref.off" "$root$pref"
 in_root "$root" apt-get update -qq
 
