@@ -13,10 +13,16 @@
 #                      prefix, and so does the fork (slow: kept out of make check)
 #   make check-hw      the series' validation kit (tdshare-check-hw) on this host's
 #                      mlx5 device, or on mlx5emu without one; report in build/check-hw
-#   make deb           Debian source and binary packages in build/packages
+#   make deb           the Debian source package in build/packages, and each
+#                      suite's binary packages (DEB_SUITES, default bookworm
+#                      trixie), built in a root of that suite, in
+#                      build/packages/<suite>/
 #   make rpm           the SRPM (and, as proof, binary RPMs) in build/packages
-#   make check-packages  install the .debs over Debian's in a Debian 12 root
-#                      (debootstrap), run traffic there, restore Debian's
+#   make check-packages  install each suite's .debs over the suite's own in a
+#                      root of it (debootstrap), run traffic there, check
+#                      the apt pin, restore the suite's packages
+#   make check-arm64   cross-build the .debs for arm64 (-Werror) and run
+#                      ibv_devinfo and ibv_rc_pingpong under qemu-user
 #   make check-rpm     rpmlint, and the RPMs hold what the .debs and the stage hold
 #   make clean         remove build/
 BUILD := build
@@ -25,7 +31,7 @@ CTEST_ARGS ?=
 
 .PHONY: all deps source configure build demo check figures tree export series check-series clean
 .PHONY: check-hw
-.PHONY: deb rpm check-packages check-rpm
+.PHONY: deb deb-source rpm check-packages check-rpm check-arm64
 
 all: build
 
@@ -77,6 +83,15 @@ packaging_deps = $(shell sed 's/\#.*//' packaging/deps-$(1).txt)
 deb:
 	@$(PHASE) deps-deb cmake/install-deps.sh $(call packaging_deps,deb)
 	@$(PHASE) deb cmake/build-deb.sh $(BUILD)/packages
+
+# the source package alone (no suite's binary packages)
+deb-source:
+	@$(PHASE) deps-deb cmake/install-deps.sh $(call packaging_deps,deb)
+	@$(PHASE) deb-source env DEB_SUITES= cmake/build-deb.sh $(BUILD)/packages
+
+check-arm64: deb-source
+	@$(PHASE) deb-arm64 cmake/build-deb-cross.sh $(BUILD)/packages arm64
+	@$(PHASE) check-arm64 tests/packaging/check-arm64.sh $(BUILD)/packages arm64
 
 rpm:
 	@$(PHASE) deps-rpm cmake/install-deps.sh $(call packaging_deps,rpm)

@@ -10,7 +10,7 @@ src=${src:-build/src}
 . "$(dirname "${BASH_SOURCE[0]}")/series-lib.sh"
 
 fork_version() {
-	dpkg-parsechangelog -l "$top/debian/changelog" -SVersion | sed 's/-[^-]*$//'
+	dpkg-parsechangelog -l "$top/debian/changelog" -SVersion | sed 's/^[0-9]*://; s/-[^-]*$//'
 }
 
 # The files of our components that go into the package, from git so that

@@ -1,208 +1,286 @@
 #!/usr/bin/env bash
-# check-packages.sh OUT: the .debs of `make deb` (in OUT) on a real Debian 12.
+# check-packages.sh OUT: the .debs of `make deb` (OUT/<suite>/) on each
+# suite they were built for (CHECK_SUITES, default "bookworm trixie").
 #
-# In a fresh Debian 12 root (debootstrap, from the machine's configured
-# Debian apt sources), with Debian's own ibverbs-utils, perftest and
-# ucx-utils installed from the archive:
-#   1. our .debs go over Debian's with apt (the versions replaced are shown);
-#   2. ibv_devinfo, Debian's ib_write_bw (server and client), our benchmark
-#      and pyverbs run on the emulated device (mlx5emu) against the
-#      installed libraries, showing which libibverbs/libmlx5 were loaded;
-#      Debian's ucx_perftest (tag_bw over rc_mlx5/ud_mlx5) on it too;
-#   3. apt install --allow-downgrades with Debian's versions restores
-#      Debian's packages, with nothing of ours left.
+# In a fresh root of the suite (cmake/suite-root.sh), with the suite's own
+# ibverbs-utils, perftest, ucx-utils, rdmacm-utils and Open MPI installed:
+#   1. our .debs go over the suite's with apt (the versions replaced are
+#      shown); every library file has exactly one owner (dpkg -S), each
+#      SONAME link resolves to our library, and apt-get check is clean;
+#   2. ibv_devinfo, the suite's ib_write_bw (server and client), rping,
+#      ucx_perftest (tag_bw over rc_mlx5/ud_mlx5) and an Open MPI job over
+#      UCX with MPI_THREAD_MULTIPLE (mpi_threads.c) run on the emulated
+#      device (mlx5emu) against the installed libraries, and so do our
+#      benchmark and pyverbs;
+#   3. apt pins (pin-test.sh): a repository with a higher libibverbs1 does
+#      not replace ours in apt upgrade, unless asked;
+#   4. the way back, the one command the README gives
+#      (apt install --allow-downgrades --purge --autoremove $(tdshare-way-back)),
+#      restores the suite's packages, with nothing of ours left.
 # Also checks the private ABI of the packages and, unless
-# CHECK_PACKAGES_LINTIAN=0, runs the lintian comparison (lintian-compare.sh).
+# CHECK_PACKAGES_LINTIAN=0, runs the lintian comparison (lintian-compare.sh),
+# both against the suite's own rdma-core packages.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 out=$(realpath "${1:?usage: check-packages.sh OUT}")
 top=$(cd "$here/../.." && pwd)
 . "$top/cmake/apt-sources.sh"
-suite=bookworm
-root=$out/debian12-root
+. "$top/cmake/suite-root.sh"
+suites=${CHECK_SUITES:-bookworm trixie}
 fabric=check-packages-$$
+clients="ibverbs-utils perftest ucx-utils rdmacm-utils openmpi-bin"
 
 section() {
-	printf '\n=== %s\n' "$*"
+	printf '\n=== %s: %s\n' "$suite" "$*"
+}
+# elapsed START WHAT: how long WHAT took since START ($EPOCHREALTIME)
+elapsed() {
+	awk -v s="$1" -v e="$EPOCHREALTIME" -v w="$suite: $2" \
+		'BEGIN { printf "%s: %.0f s\n", w, e - s }' | tee -a "$out/check-packages.times"
 }
 
 [ "$(id -u)" -eq 0 ] || die "check-packages needs root (debootstrap, chroot)"
-debs=("$out"/*.deb)
-[ -e "${debs[0]}" ] || die "no .deb in $out: run make deb"
-mirror=$(apt_mirrors | head -n1)
-[ -n "$mirror" ] || die "no Debian apt source is configured to debootstrap $suite from"
+root=
+at_exit '[ -z "$root" ] || root_close "$root"'
+: >"$out/check-packages.times"
 
-in_root() {
-	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-}
-mounted=()
-cleanup() {
-	local m
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounted[$i]}" 2>/dev/null || true
-	done
-	rm -rf "$root"
-}
-at_exit cleanup
-
-section "private ABI of the packages"
-"$here/private-abi.sh" "$out"
-
-section "Debian 12 root from $mirror"
-rm -rf "$root"
-start=$EPOCHREALTIME
-# the bare root of a first run is kept (as a tarball) for the next ones
-base=$out/debian12-minbase.tar
-if [ -f "$base" ]; then
-	mkdir -p "$root"
-	tar -C "$root" -xf "$base"
-else
-	debootstrap --variant=minbase "$suite" "$root" "$mirror" \
-		>"$out/debootstrap.log" 2>&1 || {
-		tail -n 20 "$out/debootstrap.log" >&2
-		die "debootstrap $suite $mirror failed (log: $out/debootstrap.log)"
-	}
-	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
-fi
-# UCX needs /sys (its ucs library asserts without it); the emulator's
-# device view comes from SYSFS_PATH, not from this /sys
-for m in proc sys dev dev/pts; do
-	case $m in
-	proc) mount -t proc proc "$root/proc" ;;
-	sys) mount -t sysfs -o ro sysfs "$root/sys" ;;
-	*) mount --bind "/$m" "$root/$m" ;;
-	esac
-	mounted+=("$root/$m")
-done
-cp /etc/hosts "$root/etc/hosts"
-grep -q localhost "$root/etc/hosts" || echo "127.0.0.1 localhost" >>"$root/etc/hosts"
-# no daemon of a package starts inside the root
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod +x "$root/usr/sbin/policy-rc.d"
-echo "deb $mirror $suite main" >"$root/etc/apt/sources.list"
-awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "debootstrap: %.0f s\n", e - s }'
-
-section "Debian's packages from the archive"
-in_root apt-get update -qq
-in_root apt-get install -y -qq --no-install-recommends \
-	ibverbs-utils perftest ucx-utils >/dev/null
-ours=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sort)
 installed_versions() {
-	in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' |
+	in_root "$root" dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' |
 		awk '$1 == "ii" { print $2, $3 }' | sort
 }
-installed_versions >"$out/before.txt"
-echo "installed from Debian (packages we replace):"
-join <(echo "$ours") "$out/before.txt" | sed 's/^/  /'
 
-section "our packages over Debian's (apt install ./*.deb)"
-mkdir -p "$root/tmp/debs"
-cp "${debs[@]}" "$root/tmp/debs/"
-in_root sh -c 'apt-get install -y -qq --no-install-recommends /tmp/debs/*.deb' \
-	>"$out/install.log" 2>&1 || {
-	tail -n 30 "$out/install.log" >&2
-	die "apt could not install our packages (log: $out/install.log)"
+# one owner per library file; every SONAME link of ours resolves to ours
+check_owners() {
+	local files f owners real owner bad=0
+	files=$(for p in $ours; do in_root "$root" dpkg -L "$p"; done | grep -E '\.so(\.[0-9.]+)?$' | sort -u)
+	# and whatever else of that name is on disk (an old library left behind)
+	files=$( (echo "$files"; for f in $files; do
+		in_root "$root" sh -c "ls -d ${f%%.so*}.so* 2>/dev/null" || true
+	done) | sort -u)
+	for f in $files; do
+		owners=$(in_root "$root" dpkg -S "$f" 2>/dev/null | sed 's/: .*//' | tr -d ' ' || true)
+		case $owners in
+		"") echo "FAIL: $f belongs to no package"; bad=1 ;;
+		*,*) echo "FAIL: $f has several owners: $owners"; bad=1 ;;
+		esac
+		real=$(in_root "$root" readlink -f "$f")
+		owner=$(in_root "$root" dpkg -S "$real" 2>/dev/null | sed 's/: .*//; s/:.*//' || true)
+		case " $(echo $ours) " in
+		*" $owner "*) ;;
+		*) echo "FAIL: $f resolves to $real, of '$owner', not of our packages"; bad=1 ;;
+		esac
+	done
+	[ $bad -eq 0 ] || die "library files of $suite are not owned once each (above)"
+	echo "$(echo "$files" | wc -l) library files, one owner each, each link resolving to a file of ours"
 }
-installed_versions >"$out/after.txt"
-join -a2 <(join <(echo "$ours") "$out/before.txt") \
-	<(join <(echo "$ours") "$out/after.txt") |
-	awk 'NF == 3 { printf "  %-20s %s -> %s\n", $1, $2, $3; next }
-	     { printf "  %-20s (new) %s\n", $1, $2 }'
-# everything that uses the verbs libraries is still installed
-for p in ibverbs-utils perftest ucx-utils; do
-	grep -q "^$p " "$out/after.txt" || die "installing our packages removed $p"
-done
 
-section "the emulated device, installed libraries"
 emu() {
-	in_root mlx5emu run --fabric="$fabric" -- "$@"
+	in_root "$root" mlx5emu run --fabric="$fabric" -- "$@"
 }
-emu ibv_devinfo
-# the libraries the dynamic loader actually ran, and the package of each
-emu env LD_DEBUG=files ibv_devinfo 2>&1 >/dev/null |
-	sed -n 's/.*calling init: \(.*lib\(ibverbs\|mlx5\)[-.][^/]*\)$/\1/p' | sort -u >"$out/loaded.txt"
-for lib in libibverbs.so.1 libmlx5.so.1; do
-	path=$(grep "/${lib%%.so.1}[-.]" "$out/loaded.txt" | head -n1 || true)
-	[ -n "$path" ] || die "ibv_devinfo did not load $lib"
-	real=$(in_root readlink -f "$path")
-	owner=$(in_root dpkg -S "$real" | cut -d: -f1)
-	version=$(in_root dpkg-query -W -f '${Version}' "$owner")
-	echo "loaded $lib: $path -> $real ($owner $version)"
-	case $version in *tdshare*) ;; *) die "$lib came from $owner $version, not from our packages" ;; esac
+
+# run_pair NAME SERVER... -- CLIENT...: a server and its client on the
+# emulated device; their outputs in OUT/SUITE/NAME.{server,client}
+run_pair() {
+	local name=$1 server=() pid
+	shift
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	emu timeout -k 5 120 "${server[@]}" >"$res/$name.server" 2>&1 &
+	pid=$!
+	sleep 1
+	emu timeout -k 5 120 "$@" >"$res/$name.client" 2>&1 || {
+		kill $pid 2>/dev/null || true
+		wait $pid 2>/dev/null || true
+		cat "$res/$name.client"
+		die "$name client failed (output: $res/$name.client)"
+	}
+	wait $pid || { cat "$res/$name.server"; die "$name server failed"; }
+}
+
+traffic() {
+	local port=$((20000 + $$ % 10000)) path real owner version lib
+	section "the emulated device, installed libraries"
+	emu ibv_devinfo | head -n 8
+	# the libraries the dynamic loader actually ran, and the package of each
+	emu env LD_DEBUG=files ibv_devinfo 2>&1 >/dev/null |
+		sed -n 's/.*calling init: \(.*lib\(ibverbs\|mlx5\)[-.][^/]*\)$/\1/p' | sort -u >"$res/loaded.txt"
+	for lib in libibverbs.so.1 libmlx5.so.1; do
+		path=$(grep "/${lib%%.so.1}[-.]" "$res/loaded.txt" | head -n1 || true)
+		[ -n "$path" ] || die "ibv_devinfo did not load $lib"
+		real=$(in_root "$root" readlink -f "$path")
+		owner=$(in_root "$root" dpkg -S "$real" | cut -d: -f1)
+		version=$(in_root "$root" dpkg-query -W -f '${Version}' "$owner")
+		echo "loaded $lib: $path -> $real ($owner $version)"
+		case $version in *tdshare*) ;; *) die "$lib came from $owner $version, not from our packages" ;; esac
+	done
+
+	section "the suite's ib_write_bw (perftest $(awk '$1 == "perftest" { print $2 }' "$res/after.txt"))"
+	run_pair ib_write_bw ib_write_bw -p $port -D 2 -F -- ib_write_bw -p $port -D 2 -F localhost
+	grep -A3 'BW average' "$res/ib_write_bw.client" || die "ib_write_bw printed no result"
+
+	section "the suite's rping (rdmacm-utils $(awk '$1 == "rdmacm-utils" { print $2 }' "$res/after.txt"))"
+	run_pair rping rping -s -a 127.0.0.1 -p $((port + 2)) -C 20 -- \
+		rping -c -a 127.0.0.1 -p $((port + 2)) -C 20 -v
+	[ "$(grep -c '^ping data' "$res/rping.client")" -eq 20 ] || die "rping: not 20 pings (output: $res/rping.client)"
+	echo "rping: 20 pings verified over librdmacm"
+
+	section "the suite's ucx_perftest (ucx-utils $(awk '$1 == "ucx-utils" { print $2 }' "$res/after.txt"))"
+	# the mlx5 transports only: with its defaults UCX picks shared memory
+	# between two local processes, never the device. UCX's info log names
+	# the transport and device of the endpoint.
+	# a ucx_perftest built with MPI (UCX 1.18 of Debian 13) takes MPI
+	# mode unless told -P 0; Debian 12's has no MPI and no -P
+	local mode=
+	in_root "$root" ucx_perftest -h >"$res/ucx_perftest.help" 2>&1 || true
+	if grep -q -- '-P <0|1>' "$res/ucx_perftest.help"; then mode="-P 0"; fi
+	run_pair ucx env UCX_TLS=rc_mlx5,ud_mlx5,self ucx_perftest $mode -p $((port + 1)) -- \
+		env UCX_TLS=rc_mlx5,ud_mlx5,self UCX_LOG_LEVEL=info \
+		ucx_perftest $mode -p $((port + 1)) -t tag_bw -n 10000 localhost
+	grep -E -m2 'cfg.*_mlx5/mlx5_0:1' "$res/ucx.client" ||
+		die "ucx_perftest did not run over the emulated device (output: $res/ucx.client)"
+	grep '^Final:' "$res/ucx.client" || die "ucx_perftest printed no result"
+
+	section "the suite's Open MPI ($(awk '$1 == "openmpi-bin" { print $2 }' "$res/after.txt")) over UCX, MPI_THREAD_MULTIPLE"
+	cp "$here/mpi_threads.c" "$root/tmp/"
+	in_root "$root" mpicc -O2 -pthread -o /tmp/mpi_threads /tmp/mpi_threads.c
+	emu env UCX_TLS=rc_mlx5,ud_mlx5,self UCX_NET_DEVICES=mlx5_0:1 timeout -k 5 180 \
+		mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ucx \
+		-x UCX_TLS -x UCX_NET_DEVICES /tmp/mpi_threads >"$res/mpi.txt" 2>&1 || {
+		cat "$res/mpi.txt"
+		die "the Open MPI job failed (output: $res/mpi.txt)"
+	}
+	grep '^mpi_threads: ok' "$res/mpi.txt" || { cat "$res/mpi.txt"; die "mpi_threads did not pass"; }
+
+	section "our benchmark and pyverbs"
+	emu ib_write_mt --loopback --endpoints=levels --threads=4 -n 2000 2>&1 | tail -n 6
+	emu python3 -c 'import pyverbs, pyverbs.device as d; print("pyverbs", pyverbs.__file__, "sees:", [x.name.decode() for x in d.get_device_list()])'
+}
+
+# mlx5emu alone over the suite's own rdma-core: apt installs it without
+# any other package of ours, and the suite's ib_write_bw runs on it
+mlx5emu_alone() {
+	local port=$((19000 + $$ % 1000)) v
+	section "mlx5emu alone over the suite's rdma-core ($(awk '$1 == "libibverbs1" { print $2 }' "$res/before.txt"))"
+	mkdir -p "$root/tmp/emu"
+	cp "$out/$suite"/mlx5emu_*.deb "$root/tmp/emu/"
+	in_root "$root" sh -c 'apt-get install -y -qq /tmp/emu/mlx5emu_*.deb' >"$res/emu-install.log" 2>&1 || {
+		tail -n 20 "$res/emu-install.log" >&2
+		die "apt could not install mlx5emu alone (log: $res/emu-install.log)"
+	}
+	v=$(in_root "$root" dpkg-query -W -f '${Version}' libibverbs1)
+	case $v in *tdshare*) die "installing mlx5emu brought our libibverbs1 $v" ;; esac
+	run_pair emu_ib_write_bw ib_write_bw -p $port -D 1 -F -- ib_write_bw -p $port -D 1 -F localhost
+	grep -q 'BW average' "$res/emu_ib_write_bw.client" || die "ib_write_bw printed no result"
+	echo "the suite's ib_write_bw ran on mlx5emu over the suite's libibverbs1 $v"
+	in_root "$root" apt-get purge -y -qq mlx5emu >/dev/null
+}
+
+check_suite() {
+	local suite=$1 debs start base names left missing
+	res=$out/$suite/check
+	debs=("$out/$suite"/*.deb)
+	[ -e "${debs[0]}" ] || die "no .deb in $out/$suite: run make deb"
+	rm -rf "$res"
+	mkdir -p "$res"
+	ours=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sort)
+
+	section "a root with the suite's clients"
+	start=$EPOCHREALTIME
+	root=$out/$suite-check-root
+	root_open "$root" "$suite" clients $clients libopenmpi-dev gcc libc6-dev
+	elapsed "$start" "root with the suite's clients"
+
+	start=$EPOCHREALTIME
+	section "private ABI, against the suite's own packages"
+	DEBIAN_REFERENCE_ROOT=$root "$here/private-abi.sh" "$out/$suite"
+	if [ "${CHECK_PACKAGES_LINTIAN:-1}" != 0 ]; then
+		section "lintian, against the suite's own packages"
+		DEBIAN_REFERENCE_ROOT=$root "$here/lintian-compare.sh" "$out/$suite"
+	fi
+	elapsed "$start" "private ABI and lintian"
+
+	start=$EPOCHREALTIME
+	installed_versions >"$res/before.txt"
+	mlx5emu_alone
+	elapsed "$start" "mlx5emu over the suite's rdma-core"
+
+	start=$EPOCHREALTIME
+	section "our packages over the suite's (apt install ./*.deb)"
+	mkdir -p "$root/tmp/debs"
+	cp "${debs[@]}" "$root/tmp/debs/"
+	in_root "$root" sh -c 'apt-get install -y -qq /tmp/debs/*.deb' >"$res/install.log" 2>&1 || {
+		tail -n 30 "$res/install.log" >&2
+		die "apt could not install our packages (log: $res/install.log)"
+	}
+	installed_versions >"$res/after.txt"
+	join -a2 <(join <(echo "$ours") "$res/before.txt") \
+		<(join <(echo "$ours") "$res/after.txt") |
+		awk 'NF == 3 { printf "  %-22s %s -> %s\n", $1, $2, $3; next }
+		     { printf "  %-22s (new) %s\n", $1, $2 }'
+	# everything that uses the verbs libraries is still installed
+	for p in $clients; do
+		grep -q "^$p " "$res/after.txt" || die "installing our packages removed $p"
+	done
+	names=$(comm -23 <(cut -d' ' -f1 "$res/before.txt") <(cut -d' ' -f1 "$res/after.txt"))
+	[ -z "$names" ] || die "installing our packages removed: $names"
+	check_owners
+	for p in $ours; do in_root "$root" dpkg -L "$p"; done | sort -u >"$res/our-files.txt"
+	in_root "$root" apt-get check -q || die "apt-get check fails with our packages installed"
+	echo "apt-get check: clean"
+	elapsed "$start" "install"
+
+	start=$EPOCHREALTIME
+	traffic
+	elapsed "$start" "clients on the emulated device"
+
+	if [ "$suite" = trixie ] || [ -n "${CHECK_PACKAGES_PIN:-}" ]; then
+		start=$EPOCHREALTIME
+		section "the apt pin against a repository with a higher libibverbs1"
+		"$here/pin-test.sh" "$root" "$out/$suite"
+		elapsed "$start" "apt pin"
+	fi
+
+	start=$EPOCHREALTIME
+	section "the way back: apt install --allow-downgrades --purge --autoremove \$(tdshare-way-back)"
+	back=$(in_root "$root" tdshare-way-back)
+	echo "tdshare-way-back: $back"
+	in_root "$root" sh -c 'apt-get install -y -qq --allow-downgrades --purge --autoremove $(tdshare-way-back)' \
+		>"$res/restore.log" 2>&1 || {
+		tail -n 30 "$res/restore.log" >&2
+		die "apt could not restore the suite's packages (log: $res/restore.log)"
+	}
+	installed_versions >"$res/restored.txt"
+	join <(echo "$ours") "$res/restored.txt" | sed 's/^/  restored: /'
+	left=$(in_root "$root" dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' |
+		grep tdshare || true)
+	[ -z "$left" ] || die "still in dpkg's database after the way back: $left"
+	for f in /usr/lib/mlx5emu /usr/bin/mlx5emu /usr/bin/ib_write_mt \
+		/etc/apt/preferences.d/rdma-core-tdshare.pref /usr/bin/tdshare-way-back; do
+		[ ! -e "$root$f" ] || die "$f is still there after the way back"
+	done
+	# what was installed before is back at its version; packages that
+	# came with ours stay as the suite's own (the way back puts the
+	# suite's rdma-core in place of the fork's, package for package)
+	missing=$(comm -23 "$res/before.txt" "$res/restored.txt")
+	[ -z "$missing" ] || die "not as before the install: $missing"
+	added=$(comm -13 "$res/before.txt" "$res/restored.txt" | cut -d' ' -f1)
+	[ -z "$added" ] || echo "the suite's own, in place of ours that came new: $(echo $added)"
+	in_root "$root" apt-get check -q || die "apt-get check fails after the way back"
+	# every file our packages had is gone, or belongs to a package of the
+	# suite now
+	in_root "$root" sh -c 'while read -r f; do
+		[ -f "$f" ] || [ -L "$f" ] || continue
+		dpkg -S "$f" >/dev/null 2>&1 || echo "$f"
+	done' <"$res/our-files.txt" >"$res/left-files.txt"
+	[ ! -s "$res/left-files.txt" ] || { cat "$res/left-files.txt"; die "files of our packages are left after the way back (above)"; }
+	echo "the suite's packages are back, nothing of ours is left, apt-get check is clean"
+	elapsed "$start" "the way back"
+	root_close "$root"
+	root=
+}
+
+for suite in $suites; do
+	check_suite "$suite"
 done
-emu sh -c 'echo "mlx5emu preloads: $LD_PRELOAD"'
-
-section "Debian's ib_write_bw (perftest $(awk '$1 == "perftest" { print $2 }' "$out/after.txt")) on the emulated device"
-port=$((20000 + $$ % 10000))
-emu ib_write_bw -p $port -D 2 -F >"$out/ib_write_bw.server" 2>&1 &
-server=$!
-sleep 1
-emu ib_write_bw -p $port -D 2 -F localhost 2>&1 | tee "$out/ib_write_bw.client"
-wait $server || { cat "$out/ib_write_bw.server"; die "ib_write_bw server failed"; }
-grep -q 'BW average' "$out/ib_write_bw.client" || die "ib_write_bw printed no result"
-
-section "our benchmark: ib_write_mt (perftest-ext)"
-emu ib_write_mt --loopback --endpoints=levels --threads=4 -n 2000 2>&1 | tail -n 12
-
-section "pyverbs"
-in_root python3 -c 'import pyverbs; print("import pyverbs:", pyverbs.__file__)'
-emu python3 -c 'import pyverbs.device as d; print("pyverbs sees:", [x.name.decode() for x in d.get_device_list()])'
-
-section "Debian's ucx_perftest (ucx-utils $(awk '$1 == "ucx-utils" { print $2 }' "$out/after.txt")) on the emulated device"
-# captured first: grep -q would end the pipe early (SIGPIPE, under pipefail)
-emu ucx_info -d >"$out/ucx_info.txt" 2>&1 || die "ucx_info -d failed (output: $out/ucx_info.txt)"
-grep -A1 'Transport: rc_mlx5$' "$out/ucx_info.txt" | grep 'Device: mlx5_0:1' >/dev/null ||
-	die "UCX does not list rc_mlx5 on mlx5_0:1 (output: $out/ucx_info.txt)"
-echo "ucx_info -d: rc_mlx5 on mlx5_0:1"
-# the mlx5 transports only: with its defaults UCX picks shared memory
-# between two local processes, never the device
-ucx() {
-	emu env UCX_TLS=rc_mlx5,ud_mlx5,self ${UCX_LOG_LEVEL:+UCX_LOG_LEVEL=$UCX_LOG_LEVEL} \
-		timeout -k 5 60 ucx_perftest -p $((port + 1)) "$@"
-}
-ucx >"$out/ucx.server" 2>&1 &
-server=$!
-sleep 1
-# UCX's info log names the transport and device of the endpoint
-UCX_LOG_LEVEL=info ucx -t tag_bw -n 10000 localhost >"$out/ucx.client" 2>&1 || {
-	kill $server 2>/dev/null || true
-	cat "$out/ucx.client"
-	die "ucx_perftest client failed"
-}
-wait $server || { cat "$out/ucx.server"; die "ucx_perftest server failed"; }
-grep -o 'ep_cfg.*' "$out/ucx.client" | grep mlx5_0:1 ||
-	die "ucx_perftest did not run over the emulated device (output: $out/ucx.client)"
-grep '^Final:' "$out/ucx.client" || die "ucx_perftest printed no result"
-
-section "the way back: Debian's versions with apt install --allow-downgrades"
-back=()
-for p in $ours; do
-	v=$(awk -v p="$p" '$1 == p { print $2 }' "$out/before.txt")
-	# Debian's version where Debian had it installed, else purged
-	if [ -n "$v" ]; then back+=("$p=$v"); else back+=("$p-"); fi
-done
-echo "apt-get install --allow-downgrades --purge ${back[*]}"
-in_root apt-get install -y -qq --allow-downgrades --purge --no-install-recommends \
-	"${back[@]}" >"$out/restore.log" 2>&1 || {
-	tail -n 30 "$out/restore.log" >&2
-	die "apt could not restore Debian's packages (log: $out/restore.log)"
-}
-in_root apt-get autoremove -y -qq >/dev/null
-installed_versions >"$out/restored.txt"
-join <(echo "$ours") "$out/restored.txt" | sed 's/^/  restored: /'
-left=$(in_root dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' |
-	grep tdshare || true)
-[ -z "$left" ] || die "still in dpkg's database after the restore: $left"
-for f in /usr/lib/mlx5emu /usr/bin/mlx5emu /usr/bin/ib_write_mt; do
-	[ ! -e "$root$f" ] || die "$f is still there after the restore"
-done
-missing=$(comm -23 "$out/before.txt" "$out/restored.txt")
-[ -z "$missing" ] || die "not as before the install: $missing"
-in_root ibv_devices >/dev/null 2>&1 || true
-echo "Debian's packages are back, nothing of ours is left"
-
-if [ "${CHECK_PACKAGES_LINTIAN:-1}" != 0 ]; then
-	section "lintian, against Debian's own packages"
-	"$here/lintian-compare.sh" "$out"
-fi
+printf '\n=== times\n'
+cat "$out/check-packages.times"

@@ -12,6 +12,10 @@ dist-packages, /usr/lib/systemd -> /lib/systemd, ...) and then checks:
     ship, and every soname of ours an RPM requires is provided by one of
     our RPMs (the Requires/Provides graph is closed, as the Debian one).
 
+The .debs are those of PACKAGES_DIR/bookworm (make deb builds one set per
+suite; Debian 12's has the most names of its own to map), or of
+PACKAGES_DIR itself when it has no such folder.
+
 usage: compare-rpm-deb.py PACKAGES_DIR [STAGE]
 """
 import glob
@@ -39,12 +43,16 @@ SPLIT = {
     "libibnetdisc-dev": ["rdma-core-devel"],
     "libibumad3": ["libibumad"],
     "librdmacm1": ["librdmacm"],
+    "librdmacm1t64": ["librdmacm"],
     "rdmacm-utils": ["librdmacm-utils"],
     "srptools": ["srp_daemon"],
     "python3-pyverbs": ["python3-pyverbs"],
     "infiniband-diags": ["infiniband-diags"],
     "libibmad5": ["infiniband-diags"],
     "libibnetdisc5": ["infiniband-diags"],
+    "libibnetdisc5t64": ["infiniband-diags"],
+    # Debian only: the apt pin (the RPMs' Epoch does its work for dnf)
+    "rdma-core-tdshare-pin": [],
     "mlx5emu": ["mlx5emu"],
     "perftest-ext": ["perftest-ext"],
 }
@@ -69,7 +77,8 @@ PATHS = [
 # (Fedora builds them only --with static).
 IGNORED = re.compile(r"^(/usr/lib/[^/]+/lib[^/]+\.a$|/usr/share/doc/|/usr/share/licenses/|/usr/lib/\.build-id/"
                      r"|/usr/share/lintian/|/etc/init\.d/|/usr/sbin/run_srp_daemon$"
-                     r"|/lib/systemd/system/srptools\.service$)")
+                     r"|/lib/systemd/system/srptools\.service$"
+                     r"|/etc/apt/|/usr/bin/tdshare-way-back$|/usr/share/man/man1/tdshare-way-back\.1)")
 
 
 def debian_path(path):
@@ -112,8 +121,11 @@ def main():
     fail = []
     rpms = {rpm_query(p, "%{NAME}"): p for p in glob.glob(os.path.join(out, "*.rpm"))
             if not p.endswith(".src.rpm") and "-debug" not in os.path.basename(p)}
+    debdir = os.path.join(out, "bookworm")
+    if not os.path.isdir(debdir):
+        debdir = out
     debs = {run("dpkg-deb", "-f", p, "Package").strip(): p
-            for p in glob.glob(os.path.join(out, "*.deb"))}
+            for p in glob.glob(os.path.join(debdir, "*.deb"))}
     if not rpms or not debs:
         print("FAIL: need both the .debs (make deb) and the RPMs (make rpm) in %s" % out)
         return 1
