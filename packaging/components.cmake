@@ -22,6 +22,8 @@ endforeach()
 
 # Components write their outputs below the stage, as in the superbuild.
 set(RDMA_STAGE_DIR ${CMAKE_BINARY_DIR}/stage)
+# the manual pages sit in man/ beside this file in the component tarball
+set(FORK_MAN_DIR ${CMAKE_SOURCE_DIR}/man)
 file(MAKE_DIRECTORY ${RDMA_STAGE_DIR})
 file(CREATE_LINK ${RDMA_INSTALL_INCLUDEDIR} ${RDMA_STAGE_DIR}/include SYMBOLIC)
 
