@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 first=${2:-1000} seeds=${3:-100} count=${4:-1000}
 prog=$build/tests/mlx5-diff/mlx5_diff
-pristine=$build/tests/td/pristine/build/lib
+pristine=$build/pristine/build/lib
 export MLX5EMU=${MLX5EMU:-$build/stage/bin/mlx5emu}
 export MLX5EMU_FABRIC=${MLX5EMU_FABRIC:-mlx5-diff-soak}
 [ -x "$prog" ] && [ -d "$pristine" ] && [ -x "$MLX5EMU" ] || {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build libibverbs + libmlx5 of the patch queue as it is at a git revision
 # of this repository (e.g. main: the series before a change), for
-# callgrind.sh's "before" column. Built the way tests/td builds its pristine
-# 65.0 (RelWithDebInfo, in place, no pyverbs, no man pages).
+# callgrind.sh's "before" column. Built the way cmake/Pristine.cmake builds
+# pristine 65.0 (RelWithDebInfo, in place, no pyverbs, no man pages).
 #
 #   perftest-ext/breakdown/bench/build_queue_lib.sh REV DIR
 #

@@ -20,7 +20,7 @@ before=${3:+$(cd "$3" && pwd)}
 batch=128
 ops=$build/perftest-ext/breakdown/bench/callgrind_ops
 emu=$build/stage/bin/mlx5emu
-pristine=$build/tests/td/pristine/build/lib
+pristine=$build/pristine/build/lib
 for f in "$ops" "$emu" "$pristine/libibverbs.so.1" \
 	${before:+"$before/libibverbs.so.1"}; do
 	[ -e "$f" ] || { echo "callgrind.sh: $f missing: run make first" >&2; exit 1; }
