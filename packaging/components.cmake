@@ -46,8 +46,9 @@ endfunction()
 # warning must not stop a package build on a user's machine.
 add_compile_options(-Wall -Wextra)
 
+# the RC bring-up below both components
+add_subdirectory(rc-connect)
 add_subdirectory(mlx5emu)
 # the emulator's benchmark is staged, not installed, by its own rules
 install(TARGETS emu_write_rate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# also the RC bring-up (perftest-ext/common) that emu_write_rate links
 add_subdirectory(perftest-ext)
