@@ -198,12 +198,10 @@ static int parse_choice(struct wmt_options *o, int c)
 	return -1;
 }
 
-static int parse_one(struct wmt_options *o, int c)
+/* the options that take a number: -1 to go on, or the exit code */
+static int parse_numeric(struct wmt_options *o, int c)
 {
 	switch (c) {
-	case 'd':
-		o->ib_dev = optarg;
-		break;
 	case 'i':
 		NUM(ib_port, 1, 255, "-i/--ib-port");
 		break;
@@ -242,8 +240,6 @@ static int parse_one(struct wmt_options *o, int c)
 	case 'q':
 		NUM(num_qps, 1, WMT_MAX_THREADS, "-q/--qp");
 		break;
-	case 'F':
-		break;
 	case OPT_THREADS:
 		NUM(threads, 1, WMT_MAX_THREADS, "--threads");
 		o->threads_given = true;
@@ -257,6 +253,30 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case OPT_PEER_TIMEOUT:
 		NUM(peer_timeout, 1, 86400, "--peer-timeout");
+		break;
+	default:
+		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
+			long long v;
+
+			if (parse_decimal(optarg, 1, WMT_MAX_THREADS, &v))
+				return usage_error(
+					"--share-X=%s: a number of threads",
+					optarg);
+			o->share[c - OPT_SHARE] = v;
+			break;
+		}
+		return usage_error("%s", "unknown option");
+	}
+	return -1;
+}
+
+static int parse_one(struct wmt_options *o, int c)
+{
+	switch (c) {
+	case 'd':
+		o->ib_dev = optarg;
+		break;
+	case 'F':
 		break;
 	case OPT_ENDPOINTS:
 		o->categories_given = true;
@@ -315,17 +335,7 @@ static int parse_one(struct wmt_options *o, int c)
 		/* perftest: no peak bandwidth; there is none here to skip */
 		break;
 	default:
-		if (c >= OPT_SHARE && c < OPT_SHARE + RES_COUNT) {
-			long long v;
-
-			if (parse_decimal(optarg, 1, WMT_MAX_THREADS, &v))
-				return usage_error(
-					"--share-X=%s: a number of threads",
-					optarg);
-			o->share[c - OPT_SHARE] = v;
-			break;
-		}
-		return usage_error("%s", "unknown option");
+		return parse_numeric(o, c);
 	}
 	return -1;
 }

@@ -106,6 +106,60 @@ static void write_cmd(const char *name, uint32_t cmd, const void *core,
 		ptr(t, HDR + core_len + ptrs[i]);
 }
 
+/* EX_QUERY_DEVICE: the response is in the extended header */
+static void add_ex_query_device(uint64_t resp)
+{
+	struct ex_query_device_cmd exq =
+		raw_ex_query_device_cmd((void *)(uintptr_t)resp);
+
+	ptr(add("EX_QUERY_DEVICE", false, &exq, sizeof(exq)),
+	    offsetof(struct ex_query_device_cmd, ex.response));
+}
+
+/* ioctl: the UAR object (dynamic UARs) */
+static void add_uar_alloc(void)
+{
+	struct uar_alloc_out *o = (void *)at(61);
+	struct uar_alloc_cmd c = raw_uar_alloc_cmd(0, o);
+	struct tmpl *t = add("UAR_OBJ_ALLOC", true, &c, sizeof(c));
+	unsigned int i;
+
+	for (i = 2; i < 5; i++)
+		ptr(t, offsetof(struct uar_alloc_cmd, attr[i].data));
+}
+
+/* ioctl: INVOKE_WRITE, the write commands over the ioctl transport */
+static void add_invoke_write(uint64_t resp)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[3];
+	} c = {
+		.hdr = { .length = sizeof(c),
+			 .object_id = UVERBS_OBJECT_DEVICE,
+			 .method_id = UVERBS_METHOD_INVOKE_WRITE,
+			 .num_attrs = 3,
+			 .driver_id = RDMA_DRIVER_MLX5 },
+		.attr = {
+			{ .attr_id = UVERBS_ATTR_WRITE_CMD,
+			  .len = 4,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .data = IB_USER_VERBS_CMD_ALLOC_PD },
+			{ .attr_id = UVERBS_ATTR_CORE_IN,
+			  .len = 8,
+			  .flags = UVERBS_ATTR_F_MANDATORY },
+			{ .attr_id = UVERBS_ATTR_CORE_OUT,
+			  .len = 8,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .data = resp },
+		},
+	};
+	struct tmpl *t = add("INVOKE_WRITE", true, &c, sizeof(c));
+
+	ptr(t, offsetof(typeof(c), attr[1].data));
+	ptr(t, offsetof(typeof(c), attr[2].data));
+}
+
 static void make_templates(const struct raw_ctx *r)
 {
 	uint64_t resp = (uintptr_t)at(60);
@@ -201,53 +255,9 @@ static void make_templates(const struct raw_ctx *r)
 	write_cmd("CREATE_COMP_CHANNEL", IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL,
 		  &cc, sizeof(cc), NULL, 0, 4, true, NULL, 0);
 
-	/* EX_QUERY_DEVICE: the response is in the extended header */
-	{
-		struct ex_query_device_cmd exq =
-			raw_ex_query_device_cmd((void *)(uintptr_t)resp);
-
-		ptr(add("EX_QUERY_DEVICE", false, &exq, sizeof(exq)),
-		    offsetof(struct ex_query_device_cmd, ex.response));
-	}
-	/* ioctl: the UAR object (dynamic) and INVOKE_WRITE (ioctl transport) */
-	{
-		struct uar_alloc_out *o = (void *)at(61);
-		struct uar_alloc_cmd c = raw_uar_alloc_cmd(0, o);
-		struct tmpl *t = add("UAR_OBJ_ALLOC", true, &c, sizeof(c));
-		unsigned int i;
-
-		for (i = 2; i < 5; i++)
-			ptr(t, offsetof(struct uar_alloc_cmd, attr[i].data));
-	}
-	{
-		struct {
-			struct ib_uverbs_ioctl_hdr hdr;
-			struct ib_uverbs_attr attr[3];
-		} c = {
-			.hdr = { .length = sizeof(c),
-				 .object_id = UVERBS_OBJECT_DEVICE,
-				 .method_id = UVERBS_METHOD_INVOKE_WRITE,
-				 .num_attrs = 3,
-				 .driver_id = RDMA_DRIVER_MLX5 },
-			.attr = {
-				{ .attr_id = UVERBS_ATTR_WRITE_CMD,
-				  .len = 4,
-				  .flags = UVERBS_ATTR_F_MANDATORY,
-				  .data = IB_USER_VERBS_CMD_ALLOC_PD },
-				{ .attr_id = UVERBS_ATTR_CORE_IN,
-				  .len = 8,
-				  .flags = UVERBS_ATTR_F_MANDATORY },
-				{ .attr_id = UVERBS_ATTR_CORE_OUT,
-				  .len = 8,
-				  .flags = UVERBS_ATTR_F_MANDATORY,
-				  .data = resp },
-			},
-		};
-		struct tmpl *t = add("INVOKE_WRITE", true, &c, sizeof(c));
-
-		ptr(t, offsetof(typeof(c), attr[1].data));
-		ptr(t, offsetof(typeof(c), attr[2].data));
-	}
+	add_ex_query_device(resp);
+	add_uar_alloc();
+	add_invoke_write(resp);
 }
 
 static void make_pool(void)
