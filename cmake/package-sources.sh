@@ -15,9 +15,9 @@ fork_version() {
 
 # The files of our components that go into the package, from git so that
 # build outputs and editor files never do. No test code: the products
-# build from their own folders (and the RC bring-up below both, rc-connect).
+# build from their own folders (and the RC bring-up below both, common/).
 component_files() {
-	git -C "$top" ls-files -- rc-connect mlx5emu perftest-ext
+	git -C "$top" ls-files -- common mlx5emu perftest-ext
 }
 
 # make_sources OUT VERSION: both tarballs, rewritten only when they change
@@ -37,7 +37,7 @@ make_sources() {
 	cp -r "$top/packaging/man" "$stage/tdshare/man"
 	# same content, same bytes: a rebuild does not change the checksums,
 	# and a commit elsewhere in the repository does not rebuild the packages
-	mtime=$(git -C "$top" log -1 --format=@%ct -- rc-connect mlx5emu perftest-ext \
+	mtime=$(git -C "$top" log -1 --format=@%ct -- common mlx5emu perftest-ext \
 		packaging 2>/dev/null || true)
 	mtime=${mtime:-@0}
 	tar -C "$stage" --sort=name --mtime="$mtime" --owner=0 --group=0 \

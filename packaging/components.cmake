@@ -47,7 +47,7 @@ endfunction()
 add_compile_options(-Wall -Wextra)
 
 # the RC bring-up below both components
-add_subdirectory(rc-connect)
+add_subdirectory(common)
 add_subdirectory(mlx5emu)
 # the emulator's benchmark is staged, not installed, by its own rules
 install(TARGETS emu_write_rate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

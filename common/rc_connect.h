@@ -6,8 +6,8 @@
  * one outstanding RDMA READ/atomic each way, retries as perftest's).
  * Every call returns 0 or the errno of the verb that failed.
  */
-#ifndef PERFTEST_EXT_RC_CONNECT_H
-#define PERFTEST_EXT_RC_CONNECT_H
+#ifndef TDSHARE_RC_CONNECT_H
+#define TDSHARE_RC_CONNECT_H
 
 #include <stdbool.h>
 #include <stdint.h>

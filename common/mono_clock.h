@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Seconds on CLOCK_MONOTONIC: for deadlines and rates, never wall time. */
-#ifndef PERFTEST_EXT_MONO_CLOCK_H
-#define PERFTEST_EXT_MONO_CLOCK_H
+#ifndef TDSHARE_MONO_CLOCK_H
+#define TDSHARE_MONO_CLOCK_H
 
 #include <time.h>
 
