@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The facts a plan starts from, read off an open device (device_query.h):
+ * no allocation beyond what opening a context maps, unless --probe asks.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

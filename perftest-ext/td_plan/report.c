@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* ib_td_plan's output: the plan as a table for people and as JSON */
 #include <inttypes.h>
 #include <string.h>
 
