@@ -50,6 +50,8 @@ void nic_arm_srq(struct emu_srq *srq); /* the limit was armed */
 void nic_detach_srq(struct emu_srq *srq);
 /* extra lines of the process's attribution file (nic/engine/doorbell.c) */
 void nic_stat_write(FILE *f, int pid, struct emu_context *ctx);
+/* the process's line of what its QPs moved (nic/engine/doorbell.c) */
+void nic_stat_write_traffic(FILE *f, int pid);
 /* the process's lines of datagram counts (nic/engine/datagram.c) */
 void nic_stat_write_datagrams(FILE *f, int pid);
 /* the process's faults record, with fault injection (nic/engine/fault_port.c) */

@@ -17,6 +17,7 @@
  *      tid=<thread that created it: tells a program's threads apart>
  *      how=static_bfreg|bfreg_index|uar_page_index bfreg=..
  *   ring ..       (nic/engine/doorbell.c)
+ *   traffic ..    (nic/engine/doorbell.c): per QP, and qpn=all per process
  *   datagrams ..  (nic/engine/datagram.c)
  *   end pid=..
  */
@@ -161,6 +162,7 @@ static void write_file(void)
 		nic_trap_mode());
 	emu_list_for_each_safe(pos, n, &contexts) write_ctx(
 		f, pid, container_of(pos, struct emu_context, stat_node));
+	nic_stat_write_traffic(f, pid);
 	nic_stat_write_datagrams(f, pid);
 	nic_stat_write_faults(f, pid);
 	fprintf(f, "end pid=%d\n", pid);

@@ -48,7 +48,7 @@ void nic_cq_overrun(struct nic_dev *dev, struct nic_cq *cq)
 		dev->ops->cq_event(dev, cq, NIC_EVENT_CQ_ERR);
 }
 
-int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
+int nic_cqe_write(struct nic_cq *cq, struct nic_qp *qp,
 		  const struct nic_cqe_info *info)
 {
 	uint8_t *slot =
@@ -95,6 +95,7 @@ int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
 	__atomic_store_n(&cqe->op_own, op_own, __ATOMIC_RELEASE);
 
 	cq->prod++;
+	qp->cnt.cqes++;
 	if (info->se || err)
 		cq->se_prod = cq->prod;
 	return 0;

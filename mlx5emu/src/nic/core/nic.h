@@ -268,6 +268,19 @@ struct nic_srq {
 	uint64_t taken;
 };
 
+/*
+ * What the device moved for one QP, counted where it happens (the UAR
+ * writes are the engine's, nic/engine/doorbell.c): `mlx5emu stat`.
+ */
+struct nic_counters {
+	uint64_t wqe_bbs; /* send WQE basic blocks executed from the SQ */
+	uint64_t sq_dbr, rq_dbr; /* doorbell-record advances seen */
+	uint64_t dma_read; /* payload read from host memory */
+	uint64_t dma_write; /* payload written into host memory */
+	uint64_t cqes; /* CQEs written for the QP's WQEs */
+	uint16_t sq_seen, rq_seen; /* the records' values last seen */
+};
+
 struct nic_qp {
 	struct nic_dev *dev;
 	uint32_t qpn;
@@ -335,6 +348,7 @@ struct nic_qp {
 
 	/* statistics */
 	uint64_t wqes, bytes, rnr_waits, retries;
+	struct nic_counters cnt;
 };
 
 /* ---- wqe.c -------------------------------------------------------- */
@@ -527,7 +541,7 @@ struct nic_cqe_info {
 bool nic_cq_has_room(const struct nic_cq *cq, uint32_t n);
 /* a CQE that cannot wait found no room: the CQ goes to error */
 void nic_cq_overrun(struct nic_dev *dev, struct nic_cq *cq);
-int nic_cqe_write(struct nic_cq *cq, const struct nic_qp *qp,
+int nic_cqe_write(struct nic_cq *cq, struct nic_qp *qp,
 		  const struct nic_cqe_info *info);
 /* Pick up ARM_DB, raise an event if due; returns true if one was. */
 bool nic_cq_poll_arm(struct nic_dev *dev, struct nic_cq *cq);

@@ -90,6 +90,7 @@ void nic_qp_reset(struct nic_qp *qp)
 	qp->ack_due = 0;
 	qp->ack_retries = 0;
 	qp->peer_lost = false;
+	qp->cnt.sq_seen = qp->cnt.rq_seen = 0;
 	memset(qp->atomics, 0, sizeof(qp->atomics));
 	qp->epoch++;
 }

@@ -145,6 +145,10 @@ static enum nic_ack req_execute(struct nic_qp *qp, struct nic_wqe *w,
 	}
 	qp->req_psn = (qp->req_psn + 1) & NIC_PSN_MASK;
 	ack = qp->dev->ops->xmit(qp->dev, qp, &pkt);
+	if (ack != NIC_STALL && (op->flags & NIC_OPF_PAYLOAD))
+		qp->cnt.dma_read += w->len - w->inl_len; /* inline came along */
+	else if (ack == NIC_ACK && (op->flags & NIC_OPF_READ))
+		qp->cnt.dma_write += w->len; /* a local peer wrote it */
 	/* unreliable: gone is done, whatever became of it; a full link
 	 * (NIC_STALL) did not take it, so it goes again later */
 	return nic_qp_transport(qp)->reliable || ack == NIC_STALL ? ack :
@@ -261,6 +265,7 @@ static unsigned int req_transmit(struct nic_qp *qp, uint16_t pi,
 			f->syndrome = 0;
 		qp->fl_bytes += w.len;
 		qp->sq_sent += f->nbb;
+		qp->cnt.wqe_bbs += f->nbb;
 		sent++;
 		if (ack == NIC_PENDING)
 			pending++;
@@ -447,6 +452,10 @@ unsigned int nic_sq_process(struct nic_qp *qp, unsigned int budget)
 		return 0;
 
 	pi = nic_sq_doorbell(qp);
+	if (pi != qp->cnt.sq_seen) {
+		qp->cnt.sq_dbr++;
+		qp->cnt.sq_seen = pi;
+	}
 	pending = req_transmit(qp, pi, budget);
 	return pending + req_complete(qp);
 }
@@ -515,6 +524,7 @@ void nic_req_answer(struct nic_qp *qp, uint32_t epoch, uint32_t psn,
 		src.base = (uint8_t *)data;
 		src.len = len;
 		nic_iov_copy(iov, w.nsge, &src, 1, len);
+		qp->cnt.dma_write += len;
 		return;
 	}
 }

@@ -73,10 +73,16 @@ static bool resp_wqe_posted(const struct nic_qp *qp)
 /* Take the next receive WQE; returns 0 or the syndrome of a bad one. */
 static int resp_wqe_take(struct nic_qp *qp, struct resp_wqe *rw)
 {
+	uint16_t pi;
 	int err;
 
 	if (qp->srq)
 		return nic_srq_take(qp->srq, &rw->idx, rw->sge, &rw->nsge);
+	pi = nic_rq_doorbell(qp);
+	if (pi != qp->cnt.rq_seen) {
+		qp->cnt.rq_dbr++;
+		qp->cnt.rq_seen = pi;
+	}
 	rw->idx = qp->rq_ci++;
 	err = nic_recv_wqe_parse(qp, rw->idx, rw->sge, &rw->nsge);
 	return err;
@@ -181,6 +187,8 @@ static enum nic_ack resp_duplicate(struct nic_qp *qp,
 		mem.len = pkt->len;
 	}
 	nic_iov_copy(pkt->dst, pkt->ndst, &mem, 1, mem.len);
+	if (!(op->flags & NIC_OPF_ATOMIC)) /* its result is kept, not read */
+		qp->cnt.dma_read += mem.len;
 	return NIC_ACK;
 }
 
@@ -329,6 +337,7 @@ static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
 			return ack;
 		}
 		nic_iov_copy(rdst, nrdst, pkt->src, pkt->nsrc, pkt->len);
+		qp->cnt.dma_write += pkt->len;
 	} else if (op->flags & NIC_OPF_ATOMIC) {
 		uint64_t old = nic_atomic(pkt, (uint64_t *)mem.base);
 		struct nic_iov res = { (uint8_t *)&old, 8 };
@@ -341,10 +350,14 @@ static enum nic_ack resp_execute(struct nic_qp *qp, const struct nic_pkt *pkt,
 		a->old = old;
 
 		nic_iov_copy(pkt->dst, pkt->ndst, &res, 1, 8);
+		qp->cnt.dma_read += 8;
+		qp->cnt.dma_write += 8;
 	} else if (op->flags & NIC_OPF_READ) {
 		nic_iov_copy(pkt->dst, pkt->ndst, &mem, 1, pkt->len);
+		qp->cnt.dma_read += pkt->len;
 	} else if (pkt->len) {
 		nic_iov_copy(&mem, 1, pkt->src, pkt->nsrc, pkt->len);
+		qp->cnt.dma_write += pkt->len;
 	}
 
 	if (op->flags & NIC_OPF_RECV) {

@@ -4,6 +4,14 @@
  * first 8 bytes of every bfreg half are swapped to zero, and a non-zero
  * value is a ring whose qpn_ds says which QP rang on which UAR page and
  * slot. Everything here runs under nic.lock.
+ *
+ * BlueFlame copy or 8-byte doorbell: bytes 8..15 of every half hold a
+ * mark (0xff in the signature, stream id and fm_ce_se bytes, which no
+ * control segment has). A BlueFlame copy overwrites it with the WQE's
+ * control segment, a doorbell leaves it; taking a ring puts it back. A
+ * copy still under way when its ring is taken shows later as a mark gone
+ * with no new ring: the ring it belongs to, kept in a word of the page
+ * libmlx5 never writes, moves from doorbells to BlueFlame copies.
  */
 #include <string.h>
 
@@ -11,16 +19,33 @@
 
 #define NIC_MAX_RINGS 1024
 
+#define BF_MARK 0xffffffffu /* bytes 8..11 of a half, little endian */
+#define PENDING_OFF 0x400 /* the pending words, one per half */
+
 struct ring_rec {
 	uint32_t ctx, page_id, slot, qpn;
 	uint64_t count;
+	/* BlueFlame copies among them, and their 64-byte blocks */
+	uint64_t bf, bf_blocks;
+};
+
+/* what the process's QPs rang, and the counters of its destroyed QPs */
+struct ring_totals {
+	uint64_t rings, bf, bf_blocks;
+	struct nic_counters gone;
 };
 
 static struct {
 	bool dirty; /* rings or their counts changed since the stat file */
 	struct ring_rec rings[NIC_MAX_RINGS];
 	unsigned int nrings;
+	struct ring_totals total;
 } doorbells;
+
+static bool is_mark(uint64_t v)
+{
+	return (le64toh(v) & 0xffffffffu) == BF_MARK;
+}
 
 /* where the QP's bfreg halves are in the emulator's alias of its UAR */
 void nic_doorbell_map(struct emu_nic_qp *q)
@@ -33,11 +58,20 @@ void nic_doorbell_map(struct emu_nic_qp *q)
 		return;
 	uar = (uint8_t *)qp->uar->alias +
 	      (size_t)(qp->uar_id - qp->uar->page_id) * EMU_ADAPTER_PAGE;
-	for (s = 0; s < NIC_DOORBELL_SLOTS; s++)
+	for (s = 0; s < NIC_DOORBELL_SLOTS; s++) {
+		uint64_t zero = 0;
+
 		q->slot[s] = (uint64_t *)(uar + 0x800 + s * 0x100);
+		q->pending[s] = (uint64_t *)(uar + PENDING_OFF + s * 8);
+		/* a page another QP rings has its marks already */
+		__atomic_compare_exchange_n(&q->slot[s][1], &zero,
+					    htole64(BF_MARK), false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
 }
 
-static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
+static struct ring_rec *ring_record(struct emu_nic_qp *q, unsigned int s,
+				    uint64_t v)
 {
 	struct emu_qp *qp = q->qp;
 	uint32_t qpn_ds, qpn, i;
@@ -53,18 +87,77 @@ static void ring_record(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 			r->count++;
 			/* a new count too, or stat shows the first one forever */
 			doorbells.dirty = true;
-			return;
+			return r;
 		}
 	}
 	if (doorbells.nrings == NIC_MAX_RINGS)
-		return;
+		return NULL;
 	r = &doorbells.rings[doorbells.nrings++];
 	r->ctx = ctx;
 	r->page_id = qp->uar_id;
 	r->slot = s;
 	r->qpn = qpn;
 	r->count = 1;
+	r->bf = r->bf_blocks = 0;
 	doorbells.dirty = true;
+	return r;
+}
+
+/* the 64-byte blocks a BlueFlame copy of the ring's WQE takes */
+static unsigned int ring_blocks(uint64_t v)
+{
+	uint32_t qpn_ds;
+	unsigned int ds;
+
+	memcpy(&qpn_ds, (uint8_t *)&v + 4, 4);
+	ds = be32toh(qpn_ds) & 0xff; /* libmlx5 writes ds unmasked */
+	return (ds * 16 + NIC_BB - 1) / NIC_BB;
+}
+
+static void count_bf(struct ring_rec *r, unsigned int blocks)
+{
+	doorbells.total.bf++;
+	doorbells.total.bf_blocks += blocks;
+	if (r) {
+		r->bf++;
+		r->bf_blocks += blocks;
+	}
+}
+
+/*
+ * Half s rang (v, 0 if not) or its mark is gone. The pending word: the
+ * ring rec + 1 << 4 | blocks of the last ring taken here as a doorbell.
+ */
+static void slot_take(struct emu_nic_qp *q, unsigned int s, uint64_t v)
+{
+	uint64_t old = __atomic_exchange_n(&q->slot[s][1], htole64(BF_MARK),
+					   __ATOMIC_ACQ_REL);
+	uint64_t *pend = q->pending[s];
+	struct ring_rec *r;
+	unsigned int blocks;
+
+	if (!v) {
+		uint64_t p = *pend;
+
+		/* the copy of the ring taken as a doorbell came after it */
+		if (!is_mark(old) && p) {
+			r = (p >> 4) ? &doorbells.rings[(p >> 4) - 1] : NULL;
+			count_bf(r, p & 15);
+			doorbells.dirty = true;
+		}
+		*pend = 0;
+		return;
+	}
+	doorbells.total.rings++;
+	r = ring_record(q, s, v);
+	blocks = ring_blocks(v);
+	if (!is_mark(old)) {
+		count_bf(r, blocks);
+		*pend = 0;
+	} else {
+		*pend = (r ? (uint64_t)(r - doorbells.rings) + 1 : 0) << 4 |
+			(blocks > 15 ? 15 : blocks);
+	}
 }
 
 void nic_doorbell_watch(struct emu_nic_qp *q)
@@ -74,12 +167,16 @@ void nic_doorbell_watch(struct emu_nic_qp *q)
 	for (s = 0; s < NIC_DOORBELL_SLOTS; s++) {
 		uint64_t v;
 
-		if (!q->slot[s] ||
-		    !__atomic_load_n(q->slot[s], __ATOMIC_RELAXED))
+		if (!q->slot[s])
 			continue;
-		v = __atomic_exchange_n(q->slot[s], 0, __ATOMIC_ACQ_REL);
+		v = __atomic_load_n(q->slot[s], __ATOMIC_RELAXED);
+		if (!v &&
+		    is_mark(__atomic_load_n(&q->slot[s][1], __ATOMIC_RELAXED)))
+			continue;
 		if (v)
-			ring_record(q, s, v);
+			v = __atomic_exchange_n(q->slot[s], 0,
+						__ATOMIC_ACQ_REL);
+		slot_take(q, s, v);
 	}
 }
 
@@ -97,10 +194,69 @@ void nic_doorbell_forget(void)
 {
 	doorbells.nrings = 0;
 	doorbells.dirty = false;
+	memset(&doorbells.total, 0, sizeof(doorbells.total));
+}
+
+static void counters_add(struct nic_counters *to, const struct nic_counters *c)
+{
+	to->wqe_bbs += c->wqe_bbs;
+	to->sq_dbr += c->sq_dbr;
+	to->rq_dbr += c->rq_dbr;
+	to->dma_read += c->dma_read;
+	to->dma_write += c->dma_write;
+	to->cqes += c->cqes;
+}
+
+void nic_doorbell_retire(struct emu_nic_qp *q)
+{
+	counters_add(&doorbells.total.gone, &q->nq.cnt);
+	doorbells.dirty = true;
+}
+
+/*
+ * One "traffic" record: MMIO writes (BlueFlame copies, their 64-byte
+ * blocks, 8-byte doorbells), doorbell-record advances seen, and DMA:
+ * WQE blocks fetched from the SQ (those no BlueFlame copy carried),
+ * payload read and written, CQEs.
+ */
+static void traffic_write(FILE *f, const char *who, uint64_t rings, uint64_t bf,
+			  uint64_t bf_blocks, const struct nic_counters *c)
+{
+	uint64_t fetched = c->wqe_bbs > bf_blocks ? c->wqe_bbs - bf_blocks : 0;
+
+	fprintf(f,
+		"traffic %s bf=%llu bf_blocks=%llu db=%llu sq_dbr=%llu rq_dbr=%llu wqe_bbs=%llu fetched_bbs=%llu payload_read=%llu payload_written=%llu cqes=%llu\n",
+		who, (unsigned long long)bf, (unsigned long long)bf_blocks,
+		(unsigned long long)(rings - bf), (unsigned long long)c->sq_dbr,
+		(unsigned long long)c->rq_dbr, (unsigned long long)c->wqe_bbs,
+		(unsigned long long)fetched, (unsigned long long)c->dma_read,
+		(unsigned long long)c->dma_write, (unsigned long long)c->cqes);
+}
+
+static void qp_traffic(FILE *f, int pid, struct emu_context *ctx,
+		       struct emu_nic_qp *q)
+{
+	uint64_t rings = 0, bf = 0, blocks = 0;
+	char who[64];
+	unsigned int i;
+
+	for (i = 0; i < doorbells.nrings; i++) {
+		struct ring_rec *r = &doorbells.rings[i];
+
+		if (r->ctx != ctx->id || r->qpn != q->qp->qpn)
+			continue;
+		rings += r->count;
+		bf += r->bf;
+		blocks += r->bf_blocks;
+	}
+	snprintf(who, sizeof(who), "pid=%d ctx=%u qpn=0x%x", pid, ctx->id,
+		 q->qp->qpn);
+	traffic_write(f, who, rings, bf, blocks, &q->nq.cnt);
 }
 
 void nic_stat_write(FILE *f, int pid, struct emu_context *ctx)
 {
+	struct emu_list *pos, *tmp;
 	unsigned int i;
 
 	pthread_mutex_lock(&nic.lock);
@@ -110,9 +266,35 @@ void nic_stat_write(FILE *f, int pid, struct emu_context *ctx)
 		if (r->ctx != ctx->id)
 			continue;
 		fprintf(f,
-			"ring pid=%d ctx=%u page_id=0x%x slot=0x%x qpn=0x%x count=%llu\n",
+			"ring pid=%d ctx=%u page_id=0x%x slot=0x%x qpn=0x%x count=%llu bf=%llu\n",
 			pid, r->ctx, r->page_id, 0x800 + r->slot * 0x100,
-			r->qpn, (unsigned long long)r->count);
+			r->qpn, (unsigned long long)r->count,
+			(unsigned long long)r->bf);
 	}
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		if (q->qp->uobj.ctx == ctx)
+			qp_traffic(f, pid, ctx, q);
+	}
+	pthread_mutex_unlock(&nic.lock);
+}
+
+/* everything the process's QPs did, the destroyed ones' included */
+void nic_stat_write_traffic(FILE *f, int pid)
+{
+	struct emu_list *pos, *tmp;
+	struct nic_counters all;
+	char who[48];
+
+	pthread_mutex_lock(&nic.lock);
+	all = doorbells.total.gone;
+	emu_list_for_each_safe(pos, tmp, &nic.qps) counters_add(
+		&all, &container_of(pos, struct emu_nic_qp, node)->nq.cnt);
+	snprintf(who, sizeof(who), "pid=%d qpn=all", pid);
+	traffic_write(f, who, doorbells.total.rings, doorbells.total.bf,
+		      doorbells.total.bf_blocks, &all);
 	pthread_mutex_unlock(&nic.lock);
 }

@@ -381,6 +381,7 @@ void nic_detach_qp(struct emu_qp *qp)
 	pthread_mutex_lock(&nic.lock);
 	nic_doorbell_watch(q);
 	nic_drain_sq(q);
+	nic_doorbell_retire(q);
 	emu_list_del(&q->node);
 	fabric_forget();
 	pthread_mutex_unlock(&nic.lock);

@@ -28,6 +28,7 @@ struct emu_nic_qp {
 	struct emu_list node; /* nic.qps */
 	struct emu_qp *qp;
 	uint64_t *slot[NIC_DOORBELL_SLOTS]; /* the emulator's alias */
+	uint64_t *pending[NIC_DOORBELL_SLOTS]; /* doorbell.c's, same page */
 };
 
 struct emu_nic_cq {
@@ -135,6 +136,8 @@ void nic_doorbell_watch(struct emu_nic_qp *q);
 bool nic_doorbell_dirty(void);
 void nic_doorbell_clean(void);
 void nic_doorbell_forget(void);
+/* the QP goes: its counters stay in the process's totals */
+void nic_doorbell_retire(struct emu_nic_qp *q);
 
 /* datagram.c: UD datagrams' fates in --trace and their counts */
 void nic_ud_report(struct nic_dev *dev, const struct nic_qp *qp,
