@@ -36,6 +36,7 @@ enum {
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_COMP, /* + component */
+	OPT_PCIE = OPT_COMP + BD_NCOMP, /* + enum bd_pcie_param */
 };
 
 struct args {
@@ -46,6 +47,7 @@ struct args {
 	const char *json, *csv, *plot, *plot_dir;
 	struct bd_model model;
 	bool set[BD_NCOMP];
+	struct bd_pcie pcie;
 };
 
 /* the statuses this tool returns */
@@ -77,6 +79,10 @@ static void usage(FILE *f)
 	for (c = 0; c < BD_NCOMP; c++)
 		fprintf(f, "  --%-14s %s\n", bd_comp_info[c].key,
 			bd_comp_info[c].label);
+	fprintf(f, "PCIe model inputs (assumed by default):\n");
+	for (c = 0; c < BD_PCIE_NPARAMS; c++)
+		fprintf(f, "  --%-18s %s\n", bd_pcie_info[c].key,
+			bd_pcie_info[c].label);
 	perftest_exit_usage(f, exits, sizeof(exits) / sizeof(exits[0]));
 }
 
@@ -148,7 +154,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "version", no_argument, NULL, OPT_VERSION },
 	};
 	const int nfixed = sizeof(fixed) / sizeof(fixed[0]);
-	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + BD_NCOMP + 1] = {};
+	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + BD_NCOMP +
+			   BD_PCIE_NPARAMS + 1] = {};
 	int c, ret = 0;
 	double v;
 
@@ -157,6 +164,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		opts[nfixed + c] =
 			(struct option){ bd_comp_info[c].key, required_argument,
 					 NULL, OPT_COMP + c };
+	for (c = 0; c < BD_PCIE_NPARAMS; c++)
+		opts[nfixed + BD_NCOMP + c] =
+			(struct option){ bd_pcie_info[c].key, required_argument,
+					 NULL, OPT_PCIE + c };
 	while (!ret && (c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BREAKDOWN:
@@ -202,6 +213,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 			printf("ib_write_breakdown " PERFTEST_EXT_VERSION "\n");
 			exit(0);
 		default:
+			if (c >= OPT_PCIE && c < OPT_PCIE + BD_PCIE_NPARAMS) {
+				unsigned int u;
+
+				c -= OPT_PCIE;
+				ret = parse_uint(bd_pcie_info[c].key, optarg,
+						 &u);
+				a->pcie.v[c] = u;
+				a->pcie.src[c] = BD_SRC_OPTION;
+				break;
+			}
 			if (c < OPT_COMP || c >= OPT_COMP + BD_NCOMP) {
 				usage(stderr);
 				return -EINVAL;
@@ -274,6 +295,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	bd_model_defaults(&a.model);
+	bd_pcie_defaults(&a.pcie);
 	if (parse_args(argc, argv, &a))
 		return PERFTEST_EXIT_USAGE;
 	if (check_outputs(&a))
@@ -287,6 +309,8 @@ int main(int argc, char **argv)
 	}
 	rep = (struct bd_report){ .result = result,
 				  .model = &a.model,
+				  .pcie = &a.pcie,
+				  .signal_every = a.mo.signal_every,
 				  .what_if = a.what_if,
 				  .device = a.mo.device };
 	bd_report_text(stdout, &rep);

@@ -8,10 +8,13 @@
 
 #include "measure.h"
 #include "model.h"
+#include "pcie.h"
 
 struct bd_report {
 	const struct bd_result *result; /* NULL without --breakdown */
 	const struct bd_model *model;
+	const struct bd_pcie *pcie;
+	unsigned int signal_every; /* a CQE per this many messages */
 	bool what_if;
 	const char *device;
 };

@@ -6,6 +6,7 @@
 #include "json_writer.h"
 #include "output_file.h"
 #include "report.h"
+#include "report_pcie.h"
 #include "whatif.h"
 
 static const char tool[] = "ib_write_breakdown";
@@ -128,6 +129,7 @@ int bd_report_json(const char *path, const struct bd_report *r)
 	json_double(&w, "gen_completion_ns", bd_gen_completion(m));
 	json_double(&w, "p_lower_bound", bd_p_lower_bound(m));
 	json_end_object(&w);
+	bd_pcie_json(&w, r->pcie, r->signal_every);
 	if (r->what_if)
 		json_what_if(&w, m);
 	json_end_object(&w);
@@ -203,5 +205,6 @@ int bd_report_csv(const char *path, const struct bd_report *r)
 	csv_value(&w, "model", "llp_latency", bd_llp_latency(m), "model");
 	csv_value(&w, "model", "end_to_end", bd_end_to_end(m), "model");
 	csv_value(&w, "model", "gen_completion", bd_gen_completion(m), "model");
+	bd_pcie_csv(&w, r->pcie, r->signal_every, csv_value);
 	return output_close(tool, path, f, csv_finish(&w)) ? -EIO : 0;
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "report.h"
+#include "report_pcie.h"
 #include "whatif.h"
 
 /* "= 3.38 Mmsg/s", or why there is no rate */
@@ -242,6 +243,7 @@ void bd_report_text(FILE *f, const struct bd_report *r)
 			"no --breakdown: every figure below is the paper's or an option's\n");
 	}
 	text_model(f, r->model);
+	bd_pcie_text(f, r->pcie, r->signal_every);
 	if (r->what_if)
 		text_what_if(f, r->model);
 }

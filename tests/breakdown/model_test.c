@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "pcie.h"
 
 static void assert_within(double got, double want, double rel)
 {
@@ -88,6 +89,43 @@ static void override(void **state)
 	assert_within(bd_llp_injection(&m), 295.73, 1e-3);
 }
 
+/*
+ * The PCIe model by hand: an inline 8-byte write rung with BlueFlame is
+ * one 64-byte write TLP (88), the 8 bytes written at the responder (32)
+ * and, signaled, one CQE (88); a list of 16 behind one doorbell is 32
+ * for the ring, 16 BBs in two 512-byte reads (48) answered by sixteen
+ * 64-byte completions (16 * 84), per message.
+ */
+static void pcie_bytes(void **state)
+{
+	struct bd_pcie_counts bf = { .bf_blocks = 1,
+				     .payload_written = 8,
+				     .cqes = 1 };
+	struct bd_pcie_counts list = { .db = 1.0 / 16,
+				       .fetched_bytes = 64,
+				       .payload_written = 8 };
+	struct bd_pcie_bytes b;
+	struct bd_pcie p;
+
+	(void)state;
+	bd_pcie_defaults(&p);
+	assert_int_equal(p.src[BD_PCIE_MAX_PAYLOAD], BD_SRC_ASSUMED);
+	bd_pcie_model(&p, &bf, &b);
+	assert_within(b.mmio, 88, 1e-9);
+	assert_within(b.wqe + 1, 1, 1e-9);
+	assert_within(b.total, 88 + 32 + 88, 1e-9);
+	bd_pcie_model(&p, &list, &b);
+	assert_within(b.mmio, 32.0 / 16, 1e-9);
+	assert_within(b.wqe, (2 * 24 + 16 * 84) / 16.0, 1e-9);
+	assert_within(b.total, b.mmio + b.wqe + 32, 1e-9);
+	/* a larger read request halves the requests */
+	p.v[BD_PCIE_MAX_READ_REQ] = 1024;
+	bd_pcie_model(&p, &list, &b);
+	assert_within(b.wqe, (24 + 16 * 84) / 16.0, 1e-9);
+	assert_int_equal(bd_pcie_lookup("pcie-mrrs"), BD_PCIE_MAX_READ_REQ);
+	assert_int_equal(bd_pcie_lookup("nope"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +135,7 @@ int main(void)
 		cmocka_unit_test(end_to_end),
 		cmocka_unit_test(completion_bound),
 		cmocka_unit_test(override),
+		cmocka_unit_test(pcie_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
