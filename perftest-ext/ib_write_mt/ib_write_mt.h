@@ -44,6 +44,14 @@ enum wmt_sweep {
 	SWEEP_SHARE, /* + sweep_res */
 };
 
+/* --doorbell: how a post reaches the NIC */
+enum wmt_doorbell {
+	DB_AUTO, /* libmlx5's own rule (post_send_db()) */
+	DB_BF, /* BlueFlame: MLX5_POST_SEND_PREFER_BF=1, single WRs only */
+	DB_DB, /* 8-byte doorbells only: MLX5_SHUT_UP_BF=1 */
+	DB_COUNT,
+};
+
 enum wmt_role {
 	ROLE_LOOPBACK,
 	ROLE_SERVER,
@@ -97,10 +105,15 @@ struct wmt_options {
 	enum wmt_sweep sweep;
 	enum wmt_res sweep_res;
 	bool wide; /* --wide: every column of the table */
+	enum wmt_doorbell doorbell; /* this row's */
+	unsigned char db_order[DB_COUNT]; /* --doorbell's modes, as listed */
+	unsigned int ndb;
+	bool doorbell_given;
 };
 
 const char *wmt_category_name(enum wmt_category cat);
 const char *wmt_res_name(enum wmt_res res);
+const char *wmt_doorbell_name(enum wmt_doorbell db);
 
 /* a sweep's first point; it doubles up to the option's value */
 static inline unsigned int wmt_sweep_first(const struct wmt_options *o)

@@ -18,7 +18,9 @@
 /* the shell's status for a run stopped by Ctrl-C (128 + SIGINT) */
 #define EXIT_INTERRUPTED 130
 
-#define MAX_POINTS 16
+#define MAX_SWEEP 16
+/* every sweep point in each --doorbell mode */
+#define MAX_POINTS (MAX_SWEEP * DB_COUNT)
 
 struct point {
 	struct wmt_options o;
@@ -29,17 +31,17 @@ static unsigned int powers(unsigned int *v, unsigned int from, unsigned int to)
 {
 	unsigned int n = 0, x;
 
-	for (x = from; x <= to && n < MAX_POINTS; x *= 2)
+	for (x = from; x <= to && n < MAX_SWEEP; x *= 2)
 		v[n++] = x;
-	if (n && v[n - 1] != to && to > from && n < MAX_POINTS)
+	if (n && v[n - 1] != to && to > from && n < MAX_SWEEP)
 		v[n++] = to;
 	return n;
 }
 
 /* the configurations --sweep asks for (one without it) */
-static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
+static unsigned int sweep_values(const struct wmt_options *o, struct point *p)
 {
-	unsigned int v[MAX_POINTS], n = 0, i, k = 0;
+	unsigned int v[MAX_SWEEP], n = 0, i, k = 0;
 
 	switch (o->sweep) {
 	case SWEEP_NONE:
@@ -97,6 +99,21 @@ static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
 			continue;
 		k++;
 	}
+	return k;
+}
+
+/* the sweep's points, each in every --doorbell mode in turn */
+static unsigned int sweep_points(const struct wmt_options *o, struct point *p)
+{
+	struct point one[MAX_SWEEP];
+	unsigned int n = sweep_values(o, one), i, d, k = 0;
+
+	for (i = 0; i < n; i++)
+		for (d = 0; d < o->ndb; d++) {
+			p[k] = one[i];
+			p[k].o.doorbell = o->db_order[d];
+			k++;
+		}
 	return k;
 }
 

@@ -38,6 +38,7 @@ enum {
 	OPT_VERSION,
 	OPT_WIDE,
 	OPT_REPEAT,
+	OPT_DOORBELL,
 };
 
 static const struct option long_options[] = {
@@ -81,9 +82,48 @@ static const struct option long_options[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "doorbell", required_argument, NULL, OPT_DOORBELL },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
+
+const char *wmt_doorbell_name(enum wmt_doorbell db)
+{
+	static const char *const names[DB_COUNT] = {
+		[DB_AUTO] = "auto", [DB_BF] = "bf", [DB_DB] = "db"
+	};
+
+	return db < DB_COUNT ? names[db] : "?";
+}
+
+/* --doorbell=bf,db,auto: the modes in the rows' order, each once */
+static int parse_doorbells(struct wmt_options *o, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	o->ndb = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned int d, i;
+
+		for (d = 0; d < DB_COUNT; d++)
+			if (!strcmp(tok, wmt_doorbell_name(d)))
+				break;
+		for (i = 0; i < o->ndb && d < DB_COUNT; i++)
+			if (o->db_order[i] == d)
+				d = DB_COUNT; /* twice */
+		if (d == DB_COUNT)
+			ret = -1;
+		else
+			o->db_order[o->ndb++] = d;
+	}
+	free(copy);
+	o->doorbell_given = !ret && o->ndb;
+	return ret || !o->ndb ? -1 : 0;
+}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -331,6 +371,12 @@ static int parse_one(struct wmt_options *o, int c)
 	case OPT_WIDE:
 		o->wide = true;
 		break;
+	case OPT_DOORBELL:
+		if (parse_doorbells(o, optarg))
+			return usage_error(
+				"--doorbell=%s: a list of bf, db, auto",
+				optarg);
+		break;
 	case 'N':
 		/* perftest: no peak bandwidth; there is none here to skip */
 		break;
@@ -399,6 +445,11 @@ static int check(struct wmt_options *o)
 			o->post_list, o->cq_mod, o->post_list + o->cq_mod - 1);
 		return PERFTEST_EXIT_USAGE;
 	}
+	for (unsigned int i = 0; i < o->ndb; i++)
+		if (o->db_order[i] == DB_BF && !o->blueflame)
+			return usage_error(
+				"%s",
+				"--doorbell=bf needs BlueFlame: not with --blueflame=off");
 	if (o->sweep == SWEEP_SHARE && o->share[o->sweep_res])
 		return usage_error(
 			"--sweep=share-%s sets that --share option itself",
@@ -432,6 +483,7 @@ int wmt_options_parse(struct wmt_options *o, int argc, char **argv)
 	o->blueflame = true;
 	o->pin = true;
 	o->peer_timeout = 30;
+	o->ndb = 1; /* db_order[0]: DB_AUTO */
 	optind = 1;
 	o->role = ROLE_SERVER;
 	while ((c = getopt_long(argc, argv, "d:i:x:p:s:n:D:t:l:Q:I:q:FhVaN",

@@ -111,26 +111,27 @@ void wmt_report_table_head(FILE *f, bool wide)
 {
 	if (!wide) {
 		fprintf(f,
-			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %s\n",
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %-4s %6s %7s %7s %s\n",
 			"#category", "point", "thr", "levels", "Mmsg/s",
 			"MiB/s", "ctx", "cq", "qp", "UAR", "uUAR", "UAR",
-			"mem/ep", "verified");
+			"mem/ep", "db", "MMIO", "WQE B", "PCIe B", "verified");
 		fprintf(f,
-			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s\n",
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %-4s %6s %7s %7s\n",
 			"", "", "", "", "", "", "", "", "", "maps", "used",
-			"emu", "KiB");
+			"emu", "KiB", "", "/msg", "/msg", "/msg");
 		return;
 	}
 	fprintf(f,
-		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %7s %7s %7s %s\n",
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %4s %4s %4s %4s %4s %4s | %5s %5s %5s %5s %6s %4s | %7s %7s %7s | %-4s %6s %7s %7s | %s\n",
 		"#category", "point", "thr", "levels", "#msgs", "Mmsg/s",
 		"MiB/s", "ctx", "pd", "mr", "cq", "qp", "td", "UAR", "uUAR",
 		"UAR", "uUAR", "wasted", "UAR", "QPbuf", "CQbuf", "mem/ep",
-		"verified");
+		"db", "MMIO", "WQE B", "PCIe B", "verified");
 	fprintf(f,
-		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %7s %7s %7s\n",
+		" %-16s %-12s %4s %-11s %11s %9s %9s | %29s | %-11s %-11s %6s %4s | %7s %7s %7s | %-4s %6s %7s %7s |\n",
 		"", "", "", "(bf.reg)", "", "", "", "", "alloc(maps)",
-		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB");
+		"used(bf.reg)", "uUAR", "emu", "KiB", "KiB", "KiB", "", "/msg",
+		"/msg", "/msg");
 }
 
 /* under a row of repeated runs: their spread */
@@ -142,14 +143,31 @@ static void report_spread(FILE *f, const struct wmt_row *r)
 			r->repeats, r->mmsgs_min, r->mmsgs, r->mmsgs_max);
 }
 
+/* the doorbell columns: counted on the emulated device, else n/a */
+static void doorbell_cells(const struct wmt_row *r, char *buf, size_t len)
+{
+	const struct wmt_doorbell_counts *c = &r->dbc;
+
+	if (!c->counted)
+		snprintf(buf, len, "%-4s %6s %7s %7s",
+			 wmt_doorbell_name(r->doorbell), "n/a", "n/a", "n/a");
+	else
+		snprintf(buf, len, "%-4s %6.3f %7.1f %7.1f",
+			 wmt_doorbell_name(r->doorbell), c->mmio, c->wqe_bytes,
+			 c->pcie_bytes);
+}
+
 void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 {
 	const struct wmt_usage *u = &r->usage;
-	char levels[64], emu[16];
+	char levels[64], emu[16], db[48];
 
 	if (!r->ran) {
-		fprintf(f, " %-15s %-11s %4u %s: %s\n", r->label, r->point,
+		fprintf(f, " %-15s %-11s %4u %s%s%s: %s\n", r->label, r->point,
 			r->l.threads,
+			r->doorbell == DB_AUTO ? "" :
+						 wmt_doorbell_name(r->doorbell),
+			r->doorbell == DB_AUTO ? "" : " ",
 			r->status == PERFTEST_EXIT_UNAVAILABLE ? "UNAVAILABLE" :
 								 "FAILED",
 			r->reason);
@@ -160,27 +178,29 @@ void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 		snprintf(emu, sizeof(emu), "%d", u->emu_uars);
 	else
 		snprintf(emu, sizeof(emu), "-");
+	doorbell_cells(r, db, sizeof(db));
 	if (!wide) {
 		fprintf(f,
-			" %-15s %-11s %4u %-11s %9.3f %9.2f %4u %4u %4u %5u %5u %4s %7.1f %s\n",
+			" %-15s %-11s %4u %-11s %9.3f %9.2f %4u %4u %4u %5u %5u %4s %7.1f %s %s\n",
 			r->label, r->point, r->l.threads, levels, r->mmsgs,
 			r->mbps, u->count[RES_CTX], u->count[RES_CQ],
 			u->count[RES_QP], u->uar_pages, u->uuars_used, emu,
-			wmt_row_mem_per_ep(r) / 1024,
+			wmt_row_mem_per_ep(r) / 1024, db,
 			r->verified ? "yes" : r->reason);
 		report_spread(f, r);
 		return;
 	}
 	fprintf(f,
 		" %-16s %-12s %4u %-11s %11" PRIu64
-		" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f %s\n",
+		" %9.3f %9.2f | %4u %4u %4u %4u %4u %4u | %5u %5u %5u %5u %6d %4s | %7.1f %7.1f %7.1f | %s | %s\n",
 		r->label, r->point, r->l.threads, levels, r->msgs, r->mmsgs,
 		r->mbps, u->count[RES_CTX], u->count[RES_PD], u->count[RES_MR],
 		u->count[RES_CQ], u->count[RES_QP], u->tds, u->uar_pages,
 		2 * u->uar_pages, u->pages_used, u->uuars_used,
 		(int)(2 * u->uar_pages) - (int)u->uuars_used, emu,
 		u->qp_bytes / 1024.0, u->cq_bytes / 1024.0,
-		wmt_row_mem_per_ep(r) / 1024, r->verified ? "yes" : r->reason);
+		wmt_row_mem_per_ep(r) / 1024, db,
+		r->verified ? "yes" : r->reason);
 	report_spread(f, r);
 }
 

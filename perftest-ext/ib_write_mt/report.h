@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "doorbell.h"
 #include "endpoints.h"
 
 struct wmt_row {
@@ -26,6 +27,8 @@ struct wmt_row {
 	uint64_t bad;
 	int status; /* enum perftest_exit */
 	char reason[256];
+	enum wmt_doorbell doorbell;
+	struct wmt_doorbell_counts dbc; /* on the emulated device only */
 };
 
 /* memory per endpoint: QP, CQ and data buffers, UAR pages */

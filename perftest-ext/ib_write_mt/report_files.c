@@ -33,6 +33,36 @@ static void sourced(struct json_writer *w, const char *key, int64_t value,
 	json_end_object(w);
 }
 
+/*
+ * What the emulated NIC counted and the PCIe model made of it, per
+ * message posted; null off the emulated device (on hardware nothing
+ * counts them).
+ */
+static void json_doorbell(struct json_writer *w, const struct wmt_row *r)
+{
+	const struct wmt_doorbell_counts *c = &r->dbc;
+
+	if (!c->counted) {
+		json_null(w, "doorbell_counts");
+		return;
+	}
+	json_begin_object(w, "doorbell_counts");
+	json_string(w, "source", "emu");
+	json_uint(w, "messages_posted", c->posted);
+	json_uint(w, "bf_copies", c->d.bf);
+	json_uint(w, "bf_blocks", c->d.bf_blocks);
+	json_uint(w, "doorbells", c->d.db);
+	json_uint(w, "wqe_bbs_fetched", c->d.fetched_bbs);
+	json_uint(w, "payload_read_bytes", c->d.payload_read);
+	json_uint(w, "payload_written_bytes", c->d.payload_written);
+	json_uint(w, "cqes", c->d.cqes);
+	json_double(w, "mmio_per_msg", c->mmio);
+	json_double(w, "wqe_bytes_per_msg", c->wqe_bytes);
+	json_double(w, "pcie_bytes_per_msg", c->pcie_bytes);
+	json_string(w, "pcie_source", "model (ib_write_breakdown --pcie)");
+	json_end_object(w);
+}
+
 static void json_row(struct json_writer *w, const struct wmt_row *r)
 {
 	const struct wmt_usage *u = &r->usage;
@@ -51,6 +81,7 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_uint(w, "post_list", r->post_list);
 	json_uint(w, "cq_mod", r->cq_mod);
 	json_uint(w, "tx_depth", r->tx_depth);
+	json_string(w, "doorbell", wmt_doorbell_name(r->doorbell));
 	json_bool(w, "verified", r->verified);
 	if (!r->ran) {
 		/* a row not run has no figures: null, never 0 */
@@ -58,7 +89,7 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 			"n_iterations",	  "messages",	 "seconds",
 			"MsgRate",	  "MsgRate_min", "MsgRate_max",
 			"repeats",	  "BW_average",	 "pinned_threads",
-			"mapping_levels", "resources",
+			"mapping_levels", "resources",	 "doorbell_counts",
 		};
 
 		for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
@@ -109,6 +140,7 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	sourced(w, "data_buffer_bytes", u->buf_bytes, "allocated");
 	json_double(w, "memory_per_endpoint_bytes", wmt_row_mem_per_ep(r));
 	json_end_object(w);
+	json_doorbell(w, r);
 	json_end_object(w);
 }
 
@@ -137,6 +169,10 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_uint(&w, "cq_mod", o->cq_mod);
 	json_uint(&w, "inline_size", o->inline_size);
 	json_bool(&w, "blueflame", o->blueflame);
+	json_begin_array(&w, "doorbell");
+	for (i = 0; i < o->ndb; i++)
+		json_string(&w, NULL, wmt_doorbell_name(o->db_order[i]));
+	json_end_array(&w);
 	json_bool(&w, "warm_up", o->warm_up);
 	json_uint(&w, "iterations", o->duration ? 0 : o->iters);
 	json_uint(&w, "duration", o->duration);
@@ -162,6 +198,7 @@ static const char *const csv_columns[] = {
 	"post_list",
 	"cq_mod",
 	"tx_depth",
+	"doorbell",
 	"msgs",
 	"seconds",
 	"mmsg_per_s",
@@ -185,12 +222,15 @@ static const char *const csv_columns[] = {
 	"cq_bytes",
 	"buf_bytes",
 	"mem_per_ep_bytes",
+	"mmio_per_msg",
+	"wqe_bytes_per_msg",
+	"pcie_bytes_per_msg",
 	"verified",
 	"reason",
 };
 
-/* the columns msgs .. mem_per_ep_bytes of a row that ran */
-#define CSV_FIGURES 23
+/* the columns msgs .. pcie_bytes_per_msg of a row that ran */
+#define CSV_FIGURES 26
 
 static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
 {
@@ -224,6 +264,16 @@ static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
 	csv_uint(w, u->cq_bytes);
 	csv_uint(w, u->buf_bytes);
 	csv_double(w, wmt_row_mem_per_ep(r));
+	/* counted on the emulated device only: empty elsewhere */
+	if (r->dbc.counted) {
+		csv_double(w, r->dbc.mmio);
+		csv_double(w, r->dbc.wqe_bytes);
+		csv_double(w, r->dbc.pcie_bytes);
+	} else {
+		csv_string(w, "");
+		csv_string(w, "");
+		csv_string(w, "");
+	}
 }
 
 int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
@@ -251,6 +301,7 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_uint(&w, r->post_list);
 		csv_uint(&w, r->cq_mod);
 		csv_uint(&w, r->tx_depth);
+		csv_string(&w, wmt_doorbell_name(r->doorbell));
 		if (!r->ran) {
 			/* msgs .. mem_per_ep_bytes: no figures, empty cells */
 			for (k = 0; k < CSV_FIGURES; k++)

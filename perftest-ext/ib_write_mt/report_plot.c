@@ -12,6 +12,8 @@
 #include "report.h"
 
 enum { S_RATE, S_UARS, S_UUARS, S_QPS, S_CQS, S_MEM, S_COUNT };
+/* --doorbell's panels: counted on the emulated device, or modelled */
+enum { S_PCIE = S_COUNT, S_WQE, S_MMIO };
 
 /* device, UAR mode, BlueFlame, threads, size: the run, in the title */
 static void caption(const struct wmt_options *o, char *title, size_t len)
@@ -29,6 +31,14 @@ static void caption(const struct wmt_options *o, char *title, size_t len)
 		wmt_swept(o, SWEEP_SIZE, o->size, size, sizeof(size)),
 		wmt_swept(o, SWEEP_POSTLIST, o->post_list, pl, sizeof(pl)),
 		wmt_swept(o, SWEEP_UNSIGNALED, o->cq_mod, cq, sizeof(cq)));
+	if (!o->doorbell_given)
+		return;
+	/* what each panel's figures are */
+	snprintf(
+		title + strlen(title), len - strlen(title), "%s",
+		wmt_emulated() ?
+			". MMIO and WQE fetches counted on the emulated NIC; PCIe bytes modelled from the counts; rates are the emulator's, not hardware's" :
+			". Rates measured on the hardware; no counts there (PCIe and WQE panels empty)");
 }
 
 /* a row's figure for series s, NaN when it did not run */
@@ -47,6 +57,12 @@ static double figure(const struct wmt_row *r, int s)
 		return r->usage.count[RES_QP];
 	case S_CQS:
 		return r->usage.count[RES_CQ];
+	case S_PCIE:
+		return r->dbc.counted ? r->dbc.pcie_bytes : NAN;
+	case S_WQE:
+		return r->dbc.counted ? r->dbc.wqe_bytes : NAN;
+	case S_MMIO:
+		return r->dbc.counted ? r->dbc.mmio : NAN;
 	default:
 		return wmt_row_mem_per_ep(r) / 1024;
 	}
@@ -54,32 +70,50 @@ static double figure(const struct wmt_row *r, int s)
 
 static const struct {
 	const char *title, *ylabel;
-} panel_text[3] = {
-	{ "Message rate", "Mmsg/s" },
-	{ "UAR pages allocated (maps)", "pages" },
-	{ "Memory", "KiB per endpoint (thread)" },
+} panel_text[2][3] = {
+	{
+		{ "Message rate", "Mmsg/s" },
+		{ "UAR pages allocated (maps)", "pages" },
+		{ "Memory", "KiB per endpoint (thread)" },
+	},
+	{
+		{ "Message rate", "Mmsg/s" },
+		{ "PCIe bytes per message (model of emu counts)", "bytes" },
+		{ "WQE bytes fetched per message (emu)", "bytes" },
+	},
 };
+
+#define NSERIES (CAT_COUNT * DB_COUNT)
 
 /* --sweep: per panel a line per category over the swept value */
 static int plot_lines(const char *path, const struct wmt_options *o,
 		      const struct wmt_row *rows, unsigned int n,
 		      const char *title, char *err, size_t errlen)
 {
-	static const int shown[3] = { S_RATE, S_UARS, S_MEM };
-	double *v = calloc((size_t)n * 3 * CAT_COUNT, sizeof(*v));
+	static const int shown[2][3] = { { S_RATE, S_UARS, S_MEM },
+					 { S_RATE, S_PCIE, S_WQE } };
+	double *v = calloc((size_t)n * 3 * NSERIES, sizeof(*v));
 	double *x = calloc(n, sizeof(*x));
 	const char **labels = calloc(n, sizeof(*labels));
-	struct plot_series series[3][CAT_COUNT];
+	char(*names)[64] = calloc(NSERIES, sizeof(*names));
+	struct plot_series series[3][NSERIES];
+	unsigned int i, k, p, d, ns = o->ncats * o->ndb;
+	unsigned int db = o->doorbell_given;
 	struct plot_panel panels[3];
 	struct plot_spec spec;
-	unsigned int i, k, p;
 	char xlabel[64];
 	int ret = -1;
 
-	if (!v || !x || !labels) {
+	if (!v || !x || !labels || !names) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	for (k = 0; k < o->ncats; k++)
+		for (d = 0; d < o->ndb; d++)
+			snprintf(names[k * o->ndb + d], sizeof(names[0]),
+				 "%s%s%s", wmt_category_name(o->order[k]),
+				 db ? " " : "",
+				 db ? wmt_doorbell_name(o->db_order[d]) : "");
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(rows[i].point, '=');
 
@@ -87,22 +121,23 @@ static int plot_lines(const char *path, const struct wmt_options *o,
 		x[i] = eq ? strtod(eq + 1, NULL) : i + 1;
 	}
 	for (p = 0; p < 3; p++) {
-		for (k = 0; k < o->ncats; k++) {
-			double *col = v + ((size_t)p * CAT_COUNT + k) * n;
+		for (k = 0; k < ns; k++) {
+			double *col = v + ((size_t)p * NSERIES + k) * n;
+			const char *cat =
+				wmt_category_name(o->order[k / o->ndb]);
+			unsigned int mode = o->db_order[k % o->ndb];
 
 			for (i = 0; i < n; i++)
-				col[i] =
-					strcmp(rows[i].label,
-					       wmt_category_name(o->order[k])) ?
-						NAN :
-						figure(&rows[i], shown[p]);
-			series[p][k] = (struct plot_series){
-				wmt_category_name(o->order[k]), col
-			};
+				col[i] = strcmp(rows[i].label, cat) ||
+							 rows[i].doorbell !=
+								 mode ?
+						 NAN :
+						 figure(&rows[i], shown[db][p]);
+			series[p][k] = (struct plot_series){ names[k], col };
 		}
-		panels[p] = (struct plot_panel){ panel_text[p].title,
-						 panel_text[p].ylabel,
-						 series[p], o->ncats };
+		panels[p] = (struct plot_panel){ panel_text[db][p].title,
+						 panel_text[db][p].ylabel,
+						 series[p], ns };
 	}
 	snprintf(xlabel, sizeof(xlabel), "%.*s (log2)",
 		 (int)strcspn(rows[0].point, "="), rows[0].point);
@@ -119,6 +154,7 @@ out:
 	free(v);
 	free(x);
 	free(labels);
+	free(names);
 	return ret;
 }
 
@@ -132,7 +168,7 @@ int wmt_report_plot(const char *path, const struct wmt_options *o,
 	struct plot_series rate[1], res[4], mem[1];
 	struct plot_panel panels[3];
 	struct plot_spec spec;
-	char title[256];
+	char title[512];
 	unsigned int i;
 	int s, ret = -1;
 

@@ -125,7 +125,10 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 		void *arg, struct wmt_row *row)
 {
 	struct rc_addr *remote = NULL, *local = NULL;
+	struct wmt_traffic before = {}, after;
 	struct wmt_run_result res = {};
+	struct wmt_doorbell_env env;
+	uint64_t posted = 0;
 	struct wmt_endpoints e = {};
 	struct wmt_regions regions;
 	uint64_t base = 0, *raddr = NULL, bad = 0;
@@ -138,10 +141,14 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	row->post_list = o->post_list;
 	row->cq_mod = o->cq_mod;
 	row->tx_depth = o->tx_depth;
+	row->doorbell = o->doorbell;
 	ret = wmt_layout_resolve(o, cat, o->threads, &row->l, row->reason,
 				 sizeof(row->reason));
+	if (!ret)
+		ret = wmt_doorbell_check(o, row->reason, sizeof(row->reason));
 	if (ret)
 		goto out;
+	wmt_traffic_read(&before);
 	nqps = o->threads / row->l.deg[RES_QP];
 	wmt_regions_init(&regions, o->threads, wmt_slots(o), o->size);
 	remote = calloc(nqps, sizeof(*remote));
@@ -157,8 +164,11 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 			 row->reason, sizeof(row->reason));
 	if (ret)
 		goto out_target;
+	/* the initiator's contexts only: libmlx5 reads them at open */
+	wmt_doorbell_set(o, &env);
 	ret = wmt_endpoints_build(&e, o, &row->l, dev, regions.slots,
 				  row->reason, sizeof(row->reason));
+	wmt_doorbell_restore(&env);
 	if (ret)
 		goto out_target;
 	row->usage = e.usage;
@@ -202,12 +212,19 @@ int wmt_run_row(const struct wmt_options *o, enum wmt_category cat,
 	}
 	row->verified = !ret;
 out_run:
+	for (t = 0; res.iters && t < o->threads; t++)
+		posted += res.iters[t];
 	wmt_run_result_free(&res);
 out_endpoints:
 	wmt_endpoints_destroy(&e);
 out_target:
 	if (ops->teardown)
 		ops->teardown(arg);
+	/* the QPs are gone: the NIC took their last rings, the file is new */
+	if (row->ran) {
+		wmt_traffic_read(&after);
+		wmt_doorbell_account(&row->dbc, &before, &after, posted);
+	}
 out:
 	free(remote);
 	free(local);
