@@ -29,6 +29,11 @@ wmt levels dynamic --endpoints=levels --threads=16 -n 2048
 # a sweep: message rate over the post list
 wmt sweep-postlist dynamic --endpoints=dynamic,shared-dynamic --threads=8 \
 	-n 2048 --sweep=postlist
+# doorbells: BlueFlame, 8-byte doorbells and batching over the post list,
+# a line per --doorbell mode; every WR signaled (the caption says what is
+# counted, modelled and measured)
+wmt doorbell dynamic --endpoints=dynamic --threads=1 -n 4096 -Q 1 -l 64 \
+	--sweep=postlist --doorbell=bf,db,auto
 # x-way sharing of the CQ (Section V)
 wmt share-cq dynamic --threads=16 -n 1024 --sweep=share-cq
 # Fig. 17: what-if speedups of the paper's model

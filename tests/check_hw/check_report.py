@@ -69,6 +69,19 @@ def main(out_dir, expect):
     for cat in ('dynamic', 'shared-dynamic', 'shared-uuar', 'mpi+threads'):
         if ('levels', cat) not in seen:
             fail('ib_write_mt --endpoints=levels never ran %s' % cat)
+    # the doorbell sweep: three modes, lists 1..64, a crossover per mode
+    for uar in ('dynamic', 'legacy'):
+        rows = [r for r in report['doorbell'] if r['uar'] == uar]
+        modes = {r['doorbell'] for r in rows if r['status'] == 'ok'}
+        if modes != {'bf', 'db', 'auto'}:
+            fail('doorbell sweep in %s mode ran %s' % (uar, sorted(modes)))
+        if not report['doorbell_crossover'][uar]['speedup_percent']:
+            fail('doorbell sweep in %s mode: no speedup per list size' % uar)
+        one = [r for r in rows if r['doorbell'] == 'db' and
+               r['post_list'] == 1 and r['status'] == 'ok']
+        if not one or one[0]['wqe_bytes_per_msg'] != 64:
+            fail('doorbell sweep: db at 1 fetched %s WQE bytes, not 64' %
+                 (one[0]['wqe_bytes_per_msg'] if one else None))
     # ib_td_plan's predictions, held in both UAR modes
     held = {(r['uar'], r['check']) for r in report['plan']
             if r['status'] == 'ok'}
