@@ -24,14 +24,19 @@
 
 struct ring_rec {
 	uint32_t ctx, page_id, slot, qpn;
+	bool gone; /* its QP was destroyed: a new one of that number starts anew */
 	uint64_t count;
 	/* BlueFlame copies among them, and their 64-byte blocks */
 	uint64_t bf, bf_blocks;
 };
 
-/* what the process's QPs rang, and the counters of its destroyed QPs */
+/*
+ * What the process's QPs rang (BlueFlame copies as they are found), and
+ * the rings and counters of its destroyed QPs.
+ */
 struct ring_totals {
-	uint64_t rings, bf, bf_blocks;
+	uint64_t bf, bf_blocks;
+	uint64_t gone_rings;
 	struct nic_counters gone;
 };
 
@@ -83,7 +88,7 @@ static struct ring_rec *ring_record(struct emu_nic_qp *q, unsigned int s,
 	for (i = 0; i < doorbells.nrings; i++) {
 		r = &doorbells.rings[i];
 		if (r->ctx == ctx && r->page_id == qp->uar_id && r->slot == s &&
-		    r->qpn == qpn) {
+		    r->qpn == qpn && !r->gone) {
 			r->count++;
 			/* a new count too, or stat shows the first one forever */
 			doorbells.dirty = true;
@@ -98,6 +103,7 @@ static struct ring_rec *ring_record(struct emu_nic_qp *q, unsigned int s,
 	r->slot = s;
 	r->qpn = qpn;
 	r->count = 1;
+	r->gone = false;
 	r->bf = r->bf_blocks = 0;
 	doorbells.dirty = true;
 	return r;
@@ -148,7 +154,6 @@ static void slot_take(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 		*pend = 0;
 		return;
 	}
-	doorbells.total.rings++;
 	r = ring_record(q, s, v);
 	blocks = ring_blocks(v);
 	if (!is_mark(old)) {
@@ -207,8 +212,39 @@ static void counters_add(struct nic_counters *to, const struct nic_counters *c)
 	to->cqes += c->cqes;
 }
 
+/*
+ * The rings of q, at least as many as the doorbell-record advances seen:
+ * every ring follows a new record, and a ring overwritten before the NIC
+ * looked (the next one on a register libmlx5 does not alternate, after a
+ * trapped store whose fault made the NIC answer before the store landed)
+ * still left its record behind.
+ */
+static uint64_t qp_rings(const struct emu_nic_qp *q, uint64_t *bf,
+			 uint64_t *blocks, bool retire)
+{
+	uint32_t ctx = q->qp->uobj.ctx->id;
+	uint64_t rings = 0;
+	unsigned int i;
+
+	*bf = *blocks = 0;
+	for (i = 0; i < doorbells.nrings; i++) {
+		struct ring_rec *r = &doorbells.rings[i];
+
+		if (r->ctx != ctx || r->qpn != q->qp->qpn || r->gone)
+			continue;
+		rings += r->count;
+		*bf += r->bf;
+		*blocks += r->bf_blocks;
+		r->gone = retire;
+	}
+	return rings > q->nq.cnt.sq_dbr ? rings : q->nq.cnt.sq_dbr;
+}
+
 void nic_doorbell_retire(struct emu_nic_qp *q)
 {
+	uint64_t bf, blocks;
+
+	doorbells.total.gone_rings += qp_rings(q, &bf, &blocks, true);
 	counters_add(&doorbells.total.gone, &q->nq.cnt);
 	doorbells.dirty = true;
 }
@@ -227,28 +263,19 @@ static void traffic_write(FILE *f, const char *who, uint64_t rings, uint64_t bf,
 	fprintf(f,
 		"traffic %s bf=%llu bf_blocks=%llu db=%llu sq_dbr=%llu rq_dbr=%llu wqe_bbs=%llu fetched_bbs=%llu payload_read=%llu payload_written=%llu cqes=%llu\n",
 		who, (unsigned long long)bf, (unsigned long long)bf_blocks,
-		(unsigned long long)(rings - bf), (unsigned long long)c->sq_dbr,
-		(unsigned long long)c->rq_dbr, (unsigned long long)c->wqe_bbs,
-		(unsigned long long)fetched, (unsigned long long)c->dma_read,
+		(unsigned long long)(rings > bf ? rings - bf : 0),
+		(unsigned long long)c->sq_dbr, (unsigned long long)c->rq_dbr,
+		(unsigned long long)c->wqe_bbs, (unsigned long long)fetched,
+		(unsigned long long)c->dma_read,
 		(unsigned long long)c->dma_write, (unsigned long long)c->cqes);
 }
 
 static void qp_traffic(FILE *f, int pid, struct emu_context *ctx,
 		       struct emu_nic_qp *q)
 {
-	uint64_t rings = 0, bf = 0, blocks = 0;
+	uint64_t bf, blocks, rings = qp_rings(q, &bf, &blocks, false);
 	char who[64];
-	unsigned int i;
 
-	for (i = 0; i < doorbells.nrings; i++) {
-		struct ring_rec *r = &doorbells.rings[i];
-
-		if (r->ctx != ctx->id || r->qpn != q->qp->qpn)
-			continue;
-		rings += r->count;
-		bf += r->bf;
-		blocks += r->bf_blocks;
-	}
 	snprintf(who, sizeof(who), "pid=%d ctx=%u qpn=0x%x", pid, ctx->id,
 		 q->qp->qpn);
 	traffic_write(f, who, rings, bf, blocks, &q->nq.cnt);
@@ -285,16 +312,24 @@ void nic_stat_write(FILE *f, int pid, struct emu_context *ctx)
 /* everything the process's QPs did, the destroyed ones' included */
 void nic_stat_write_traffic(FILE *f, int pid)
 {
+	uint64_t rings, bf, blocks;
 	struct emu_list *pos, *tmp;
 	struct nic_counters all;
 	char who[48];
 
 	pthread_mutex_lock(&nic.lock);
 	all = doorbells.total.gone;
-	emu_list_for_each_safe(pos, tmp, &nic.qps) counters_add(
-		&all, &container_of(pos, struct emu_nic_qp, node)->nq.cnt);
+	rings = doorbells.total.gone_rings;
+	emu_list_for_each_safe(pos, tmp, &nic.qps)
+	{
+		struct emu_nic_qp *q =
+			container_of(pos, struct emu_nic_qp, node);
+
+		counters_add(&all, &q->nq.cnt);
+		rings += qp_rings(q, &bf, &blocks, false);
+	}
 	snprintf(who, sizeof(who), "pid=%d qpn=all", pid);
-	traffic_write(f, who, doorbells.total.rings, doorbells.total.bf,
+	traffic_write(f, who, rings, doorbells.total.bf,
 		      doorbells.total.bf_blocks, &all);
 	pthread_mutex_unlock(&nic.lock);
 }
