@@ -84,14 +84,18 @@ void wmt_doorbell_account(struct wmt_doorbell_counts *c,
 			  const struct wmt_traffic *before,
 			  const struct wmt_traffic *after, uint64_t posted)
 {
+	static const struct wmt_traffic zero;
 	struct bd_pcie_counts pc;
 	struct bd_pcie_bytes b;
 	struct bd_pcie p;
 	double n = posted;
 
 	memset(c, 0, sizeof(*c));
-	if (!before->valid || !after->valid || !posted)
+	if (!after->valid || !posted)
 		return;
+	/* no record before the process opened its first device: nothing yet */
+	if (!before->valid)
+		before = &zero;
 	c->counted = true;
 	c->posted = posted;
 	DIFF(bf);

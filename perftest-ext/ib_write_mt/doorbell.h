@@ -46,7 +46,7 @@ void wmt_doorbell_set(const struct wmt_options *o, struct wmt_doorbell_env *e);
 void wmt_doorbell_restore(struct wmt_doorbell_env *e);
 
 void wmt_traffic_read(struct wmt_traffic *t);
-/* after - before over posted messages; not counted unless both valid */
+/* after - before over posted messages; not counted unless after is valid */
 void wmt_doorbell_account(struct wmt_doorbell_counts *c,
 			  const struct wmt_traffic *before,
 			  const struct wmt_traffic *after, uint64_t posted);

@@ -7,7 +7,11 @@
 # fetched (auto from p=2 is db), bf with a list UNAVAILABLE. Every WR is
 # signaled and the send queue holds one list (-t P -Q 1): a thread waits
 # for its list's completions before the next post, so the NIC takes every
-# ring before the next one on its register half. Then the sweep itself.
+# ring before the next one on its register half. Not so where two threads
+# share the register (shared-uuar): one's BlueFlame copy may land on the
+# half the other's just took before the NIC looks, and then counts as a
+# fetch (the rings stay exact); there a few in a hundred may go. Then
+# the sweep itself.
 . "$(dirname "$0")/../lib.sh"
 : "${MLX5EMU:?}" "${IB_WRITE_MT:?}"
 scratch_dir dir
@@ -43,9 +47,15 @@ for r in rows:
     bf = mode == "bf" or (mode == "auto" and p == 1)
     want_mmio = 1.0 if bf else 1.0 / p
     want_wqe = 0.0 if bf else 64.0
+    n = c["messages_posted"]
+    shared = r["category"] == "shared-uuar" and bf
     assert abs(c["mmio_per_msg"] - want_mmio) < 1e-9, (where, c)
-    assert abs(c["wqe_bytes_per_msg"] - want_wqe) < 1e-9, (where, c)
-    assert c["bf_copies"] == (c["messages_posted"] if bf else 0), (where, c)
+    if shared:
+        assert c["wqe_bytes_per_msg"] <= 64 * 0.05, (where, c)
+        assert n * 0.95 <= c["bf_copies"] <= n, (where, c)
+    else:
+        assert abs(c["wqe_bytes_per_msg"] - want_wqe) < 1e-9, (where, c)
+        assert c["bf_copies"] == (n if bf else 0), (where, c)
     assert c["cqes"] == c["messages_posted"], (where, c)
     assert c["pcie_bytes_per_msg"] > 0, where
     seen.add((r["category"], mode))

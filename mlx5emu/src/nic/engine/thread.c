@@ -98,6 +98,11 @@ static unsigned int sq_pass(void)
 
 		nic_doorbell_watch(q);
 		work += nic_sq_process(&q->nq, run.budget);
+		/*
+		 * Again once its CQEs are out: a thread sharing the register
+		 * rings the same half next, perhaps before the next pass.
+		 */
+		nic_doorbell_watch(q);
 	}
 	fabric_flush();
 	return work;
