@@ -18,7 +18,7 @@ int wmt_doorbell_check(const struct wmt_options *o, char *why, size_t len)
 		return 0;
 	snprintf(
 		why, len,
-		"bf: libmlx5 rings a post list of %u with an 8-byte doorbell (BlueFlame takes single WRs only)",
+		"libmlx5 rings a post list of %u with an 8-byte doorbell (BlueFlame takes single WRs only)",
 		o->post_list);
 	return PERFTEST_EXIT_UNAVAILABLE;
 }

@@ -109,6 +109,7 @@ struct wmt_options {
 	unsigned char db_order[DB_COUNT]; /* --doorbell's modes, as listed */
 	unsigned int ndb;
 	bool doorbell_given;
+	bool lockstep; /* -t P -Q 1 at every point: one list in flight */
 };
 
 const char *wmt_category_name(enum wmt_category cat);

@@ -22,7 +22,8 @@ struct wmt_layout {
 	enum wmt_category cat;
 	unsigned int threads;
 	unsigned int deg[RES_COUNT]; /* threads that share one instance */
-	unsigned int td_level; /* enum ibv_td_sharing; 0: QPs have no thread domain */
+	unsigned int
+		td_level; /* enum ibv_td_sharing; 0: QPs have no thread domain */
 	/*
 	 * 2xdynamic builds two endpoints per thread and uses the first: the
 	 * resources are laid out over threads * factor virtual endpoints,

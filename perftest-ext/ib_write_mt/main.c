@@ -76,6 +76,8 @@ static unsigned int sweep_values(const struct wmt_options *o, struct point *p)
 			break;
 		case SWEEP_POSTLIST:
 			q->post_list = v[i];
+			if (q->lockstep)
+				q->tx_depth = v[i];
 			snprintf(p[k].name, sizeof(p[k].name), "p=%u", v[i]);
 			break;
 		case SWEEP_UNSIGNALED:
@@ -232,7 +234,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 		arg = client;
 	}
 	wmt_report_header(stdout, o);
-	wmt_report_table_head(stdout, o->wide);
+	wmt_report_table_head(stdout, o);
 	for (i = 0; i < npoints && !wmt_interrupted; i++)
 		for (k = 0; k < o->ncats && !wmt_interrupted; k++) {
 			struct wmt_row *r = &rows[n];
@@ -244,7 +246,7 @@ static int run_rows(const struct wmt_options *o, struct ibv_device *dev)
 						      arg, r);
 			snprintf(r->point, sizeof(r->point), "%s",
 				 points[i].name);
-			wmt_report_row(stdout, r, o->wide);
+			wmt_report_row(stdout, r, o);
 			n++;
 			ret = worst(ret, status);
 			if (status && status != PERFTEST_EXIT_UNAVAILABLE &&

@@ -39,6 +39,7 @@ enum {
 	OPT_WIDE,
 	OPT_REPEAT,
 	OPT_DOORBELL,
+	OPT_LOCKSTEP,
 };
 
 static const struct option long_options[] = {
@@ -83,6 +84,7 @@ static const struct option long_options[] = {
 	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "doorbell", required_argument, NULL, OPT_DOORBELL },
+	{ "lockstep", no_argument, NULL, OPT_LOCKSTEP },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{}
 };
@@ -371,6 +373,9 @@ static int parse_one(struct wmt_options *o, int c)
 	case OPT_WIDE:
 		o->wide = true;
 		break;
+	case OPT_LOCKSTEP:
+		o->lockstep = true;
+		break;
 	case OPT_DOORBELL:
 		if (parse_doorbells(o, optarg))
 			return usage_error(
@@ -439,6 +444,10 @@ static bool role_from_launcher(struct wmt_options *o)
 
 static int check(struct wmt_options *o)
 {
+	if (o->lockstep) {
+		o->tx_depth = o->post_list;
+		o->cq_mod = 1;
+	}
 	if (o->post_list + o->cq_mod - 1 > o->tx_depth) {
 		fprintf(stderr,
 			"ib_write_mt: -l %u and -Q %u need -t of at least %u (a thread may hold Q-1 unsignaled WQEs and post P more)\n",

@@ -46,7 +46,7 @@ const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 
 /* the compact table fits 120 columns; --wide has every figure */
 #define WIDTH_COMPACT 114
-#define WIDTH_WIDE 190
+#define WIDTH_WIDE 216
 
 static void line(FILE *f, bool wide)
 {
@@ -107,18 +107,31 @@ void wmt_report_header(FILE *f, const struct wmt_options *o)
 	line(f, o->wide);
 }
 
-void wmt_report_table_head(FILE *f, bool wide)
+/*
+ * The default table fits 120 columns: with --doorbell the doorbell
+ * columns take the place of the resources (--wide has both).
+ */
+void wmt_report_table_head(FILE *f, const struct wmt_options *o)
 {
-	if (!wide) {
+	if (!o->wide && o->doorbell_given) {
 		fprintf(f,
-			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %-4s %6s %7s %7s %s\n",
+			" %-15s %-11s %4s %-11s %9s %9s %-4s %6s %7s %7s %s\n",
+			"#category", "point", "thr", "levels", "Mmsg/s",
+			"MiB/s", "db", "MMIO", "WQE B", "PCIe B", "verified");
+		fprintf(f, " %-15s %-11s %4s %-11s %9s %9s %-4s %6s %7s %7s\n",
+			"", "", "", "", "", "", "", "/msg", "/msg", "/msg");
+		return;
+	}
+	if (!o->wide) {
+		fprintf(f,
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %s\n",
 			"#category", "point", "thr", "levels", "Mmsg/s",
 			"MiB/s", "ctx", "cq", "qp", "UAR", "uUAR", "UAR",
-			"mem/ep", "db", "MMIO", "WQE B", "PCIe B", "verified");
+			"mem/ep", "verified");
 		fprintf(f,
-			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s %-4s %6s %7s %7s\n",
+			" %-15s %-11s %4s %-11s %9s %9s %4s %4s %4s %5s %5s %4s %7s\n",
 			"", "", "", "", "", "", "", "", "", "maps", "used",
-			"emu", "KiB", "", "/msg", "/msg", "/msg");
+			"emu", "KiB");
 		return;
 	}
 	fprintf(f,
@@ -157,7 +170,8 @@ static void doorbell_cells(const struct wmt_row *r, char *buf, size_t len)
 			 c->pcie_bytes);
 }
 
-void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
+void wmt_report_row(FILE *f, const struct wmt_row *r,
+		    const struct wmt_options *o)
 {
 	const struct wmt_usage *u = &r->usage;
 	char levels[64], emu[16], db[48];
@@ -179,13 +193,20 @@ void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide)
 	else
 		snprintf(emu, sizeof(emu), "-");
 	doorbell_cells(r, db, sizeof(db));
-	if (!wide) {
+	if (!o->wide && o->doorbell_given) {
+		fprintf(f, " %-15s %-11s %4u %-11s %9.3f %9.2f %s %s\n",
+			r->label, r->point, r->l.threads, levels, r->mmsgs,
+			r->mbps, db, r->verified ? "yes" : r->reason);
+		report_spread(f, r);
+		return;
+	}
+	if (!o->wide) {
 		fprintf(f,
-			" %-15s %-11s %4u %-11s %9.3f %9.2f %4u %4u %4u %5u %5u %4s %7.1f %s %s\n",
+			" %-15s %-11s %4u %-11s %9.3f %9.2f %4u %4u %4u %5u %5u %4s %7.1f %s\n",
 			r->label, r->point, r->l.threads, levels, r->mmsgs,
 			r->mbps, u->count[RES_CTX], u->count[RES_CQ],
 			u->count[RES_QP], u->uar_pages, u->uuars_used, emu,
-			wmt_row_mem_per_ep(r) / 1024, db,
+			wmt_row_mem_per_ep(r) / 1024,
 			r->verified ? "yes" : r->reason);
 		report_spread(f, r);
 		return;

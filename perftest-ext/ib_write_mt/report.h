@@ -47,8 +47,9 @@ extern const char wmt_emulated_note[];
 
 void wmt_report_header(FILE *f, const struct wmt_options *o);
 /* the table: its head, a row as each finishes, its closing line */
-void wmt_report_table_head(FILE *f, bool wide);
-void wmt_report_row(FILE *f, const struct wmt_row *r, bool wide);
+void wmt_report_table_head(FILE *f, const struct wmt_options *o);
+void wmt_report_row(FILE *f, const struct wmt_row *r,
+		    const struct wmt_options *o);
 void wmt_report_table_end(FILE *f, bool wide);
 /* complete: false when the run was interrupted (Ctrl-C) */
 int wmt_report_json(const char *path, const struct wmt_options *o,

@@ -169,6 +169,7 @@ int wmt_report_json(const char *path, const struct wmt_options *o,
 	json_uint(&w, "cq_mod", o->cq_mod);
 	json_uint(&w, "inline_size", o->inline_size);
 	json_bool(&w, "blueflame", o->blueflame);
+	json_bool(&w, "lockstep", o->lockstep);
 	json_begin_array(&w, "doorbell");
 	for (i = 0; i < o->ndb; i++)
 		json_string(&w, NULL, wmt_doorbell_name(o->db_order[i]));

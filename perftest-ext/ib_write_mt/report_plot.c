@@ -37,8 +37,8 @@ static void caption(const struct wmt_options *o, char *title, size_t len)
 	snprintf(
 		title + strlen(title), len - strlen(title), "%s",
 		wmt_emulated() ?
-			". MMIO and WQE fetches counted on the emulated NIC; PCIe bytes modelled from the counts; rates are the emulator's, not hardware's" :
-			". Rates measured on the hardware; no counts there (PCIe and WQE panels empty)");
+			"; counted (emu NIC): MMIO, WQE B; modelled: PCIe B; rate: the emulator's" :
+			"; rate: the device's, no counts on hardware");
 }
 
 /* a row's figure for series s, NaN when it did not run */

@@ -55,6 +55,8 @@ static const char usage_rest[] =
 	"                          bf: BlueFlame (MLX5_POST_SEND_PREFER_BF=1; single WRs\n"
 	"                          only, a list is UNAVAILABLE), db: 8-byte doorbells\n"
 	"                          (MLX5_SHUT_UP_BF=1), auto: libmlx5's own rule\n"
+	"      --lockstep          one list in flight per thread (-t P -Q 1 at every\n"
+	"                          point): the emulated NIC then sees every doorbell\n"
 	"      --poll=busy|yield   a thread waiting for completions spins, or yields its\n"
 	"                          core after each empty poll (default: yield when threads\n"
 	"                          outnumber the cores or the device is mlx5emu's)\n"
