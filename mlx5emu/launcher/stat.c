@@ -137,7 +137,7 @@ static void print_role(const struct records *r, const char *ctx)
 
 static void print_human(const struct records *r, const char *line)
 {
-	char a[64], b[64], c[64], d[64], e[64], f[64], g[64];
+	char a[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64], k[64];
 
 	if (!strncmp(line, "process ", 8)) {
 		printf("pid %s (%s)%s", field(line, "pid", a, sizeof(a)),
@@ -193,6 +193,18 @@ static void print_human(const struct records *r, const char *line)
 		       field(line, "page_id", b, sizeof(b)),
 		       field(line, "slot", c, sizeof(c)),
 		       field(line, "count", d, sizeof(d)));
+	} else if (!strncmp(line, "traffic ", 8)) {
+		/* what the NIC counted: MMIO writes, then its DMA */
+		printf("    traffic qp %-8s: %s BlueFlame copies (%s blocks), %s doorbells; fetched %s of %s WQE blocks, payload %s read %s written, %s CQEs\n",
+		       field(line, "qpn", a, sizeof(a)),
+		       field(line, "bf", b, sizeof(b)),
+		       field(line, "bf_blocks", c, sizeof(c)),
+		       field(line, "db", d, sizeof(d)),
+		       field(line, "fetched_bbs", e, sizeof(e)),
+		       field(line, "wqe_bbs", f, sizeof(f)),
+		       field(line, "payload_read", g, sizeof(g)),
+		       field(line, "payload_written", h, sizeof(h)),
+		       field(line, "cqes", k, sizeof(k)));
 	} else if (!strncmp(line, "datagrams ", 10)) {
 		print_datagrams(line);
 	}
