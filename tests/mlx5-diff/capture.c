@@ -9,8 +9,12 @@
 /* the device's CQE is the last 64 bytes of a CQE slot */
 #define CQE_OP_OWN_FROM_END 1
 #define CQE_INVALID_OPCODE 0xf
-/* the NIC swaps a ring's first 8 bytes to zero: never compare them */
-#define BF_RING_BYTES 8
+/*
+ * The NIC swaps a ring's first 8 bytes to zero, and keeps its BlueFlame
+ * mark in the next 8 (mlx5emu/README.md, traffic records), putting it
+ * back when it takes a ring: never compare them, never touch them.
+ */
+#define BF_RING_BYTES 16
 #define BF_MAX_SIZE 4096
 /* dbrec[0] of a CQ: the consumer index the device reads */
 #define CQ_SET_CI 0
@@ -154,7 +158,7 @@ static void print_wqes(FILE *out, bool send, const uint8_t *buf,
  * that what holds non-zero bytes after it is what the post copied there:
  * the half and the 64-byte blocks written, whatever earlier users of the
  * register left in it. Only on the emulated device, whose NIC reads
- * nothing of a half but its ring bytes: this rings nothing.
+ * nothing of a half but its ring bytes and mark: this rings nothing.
  */
 void capture_sq_begin(struct capture_qp *c)
 {
