@@ -11,7 +11,11 @@
  * control segment, a doorbell leaves it; taking a ring puts it back. A
  * copy still under way when its ring is taken shows later as a mark gone
  * with no new ring: the ring it belongs to, kept in a word of the page
- * libmlx5 never writes, moves from doorbells to BlueFlame copies.
+ * libmlx5 never writes, moves from doorbells to BlueFlame copies. A mark
+ * gone with nothing pending is a copy whose ring the NIC has not seen yet
+ * (its two words were read either side of the copy, or the CPU made the
+ * copy visible out of order, as arm64's 64-byte stores may): the next
+ * ring on that half is a BlueFlame copy.
  */
 #include <string.h>
 
@@ -21,6 +25,7 @@
 
 #define BF_MARK 0xffffffffu /* bytes 8..11 of a half, little endian */
 #define PENDING_OFF 0x400 /* the pending words, one per half */
+#define PENDING_COPY (1ULL << 63) /* a copy came before its ring */
 
 struct ring_rec {
 	uint32_t ctx, page_id, slot, qpn;
@@ -132,7 +137,8 @@ static void count_bf(struct ring_rec *r, unsigned int blocks)
 
 /*
  * Half s rang (v, 0 if not) or its mark is gone. The pending word: the
- * ring rec + 1 << 4 | blocks of the last ring taken here as a doorbell.
+ * ring rec + 1 << 4 | blocks of the last ring taken here as a doorbell,
+ * or PENDING_COPY.
  */
 static void slot_take(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 {
@@ -145,18 +151,22 @@ static void slot_take(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 	if (!v) {
 		uint64_t p = *pend;
 
-		/* the copy of the ring taken as a doorbell came after it */
-		if (!is_mark(old) && p) {
-			r = (p >> 4) ? &doorbells.rings[(p >> 4) - 1] : NULL;
-			count_bf(r, p & 15);
-			doorbells.dirty = true;
-		}
+		if (is_mark(old) || p == PENDING_COPY)
+			return;
 		*pend = 0;
+		if (!p) {
+			*pend = PENDING_COPY;
+			return;
+		}
+		/* the copy of the ring taken as a doorbell came after it */
+		r = (p >> 4) ? &doorbells.rings[(p >> 4) - 1] : NULL;
+		count_bf(r, p & 15);
+		doorbells.dirty = true;
 		return;
 	}
 	r = ring_record(q, s, v);
 	blocks = ring_blocks(v);
-	if (!is_mark(old)) {
+	if (!is_mark(old) || *pend == PENDING_COPY) {
 		count_bf(r, blocks);
 		*pend = 0;
 	} else {
