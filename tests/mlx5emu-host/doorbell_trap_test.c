@@ -6,7 +6,7 @@
  * rung on it then is executed; device memory is refused where the kernel
  * refuses it, so that neither a command nor the NIC thread ever writes
  * into a protected page. With MLX5EMU_DOORBELL_TRAP=off no page is
- * protected. In the signal mode (the default) the doorbell's fault is a
+ * protected. In the signal mode (opt-in) the doorbell's fault is a
  * SIGBUS the emulator shares with the application: a thread that blocks
  * every signal still rings, and the application's own SIGBUS handler, or
  * the default action, still sees every SIGBUS that is not a doorbell;
@@ -163,12 +163,12 @@ static bool trap_expected(void)
 	return !(v && !strcmp(v, "off")) && kernel_traps();
 }
 
-/* is the doorbell's fault a SIGBUS (the default mode)? */
+/* is the doorbell's fault a SIGBUS (the signal mode, opt-in)? */
 static bool signal_expected(void)
 {
 	const char *v = getenv("MLX5EMU_DOORBELL_TRAP");
 
-	return trap_expected() && !(v && !strcmp(v, "wake"));
+	return trap_expected() && v && !strcmp(v, "signal");
 }
 
 /* true once the page is protected, false if it stays open for WAIT_S */

@@ -180,12 +180,13 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 	},
 	[EMU_OPTION_DOORBELL_TRAP] = {
 		.var = "MLX5EMU_DOORBELL_TRAP", .kind = EMU_OPT_CHOICE,
-		.choices = doorbell_traps, .def = "signal",
+		.choices = doorbell_traps, .def = "wake",
 		.help = "a doorbell rung while the NIC thread sleeps\n"
-			"faults (userfaultfd); signal: the ringing\n"
-			"thread does the NIC's work (SIGBUS), wake:\n"
-			"the fault wakes the NIC thread, off: the\n"
-			"thread finds it when its sleep ends",
+			"faults (userfaultfd); wake: the fault wakes\n"
+			"the NIC thread, signal: the ringing thread\n"
+			"does the NIC's work (SIGBUS; a thread that\n"
+			"blocks SIGBUS dies), off: the thread finds\n"
+			"it when its sleep ends",
 	},
 	[EMU_OPTION_FAULT_DROP] = {
 		.name = "fault-drop", .var = "MLX5EMU_FAULT_DROP", .arg = "SPEC",

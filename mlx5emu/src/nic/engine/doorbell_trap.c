@@ -10,7 +10,7 @@
  * between, so a pass over the doorbell records at the fault finds the new
  * WQEs; a CQ arm rings the same page. What the fault does:
  *
- *   signal  (the default) the kernel raises SIGBUS in the thread that
+ *   signal  (opt-in) the kernel raises SIGBUS in the thread that
  *           rang, and our handler makes the page writable, does that pass
  *           itself, on its own CPU, and returns: the store completes.
  *           Waking the NIC thread instead costs two switches between
@@ -18,8 +18,10 @@
  *           (interpose_signal.c shares the signal with the application).
  *           A timer wakes the NIC thread a little later to protect the
  *           page again; doorbells on it are polled until then.
- *   wake    the fault blocks the thread that rang and wakes the NIC
- *           thread, which lifts the protection, and the store completes.
+ *   wake    (the default) the fault blocks the thread that rang and
+ *           wakes the NIC thread, which lifts the protection, and the
+ *           store completes. Unlike a SIGBUS, it works in threads that
+ *           block signals behind our back and on small stacks.
  *           A page is protected again only after the thread has slept
  *           once with it writable: the thread whose store faulted needs a
  *           CPU to redo it, and a real-time NIC thread that protected the

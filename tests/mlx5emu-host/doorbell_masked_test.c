@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Doorbells rung, while the NIC thread sleeps with the page protected,
+ * from threads that block SIGBUS by paths the emulator does not see, and
+ * from a small stack (issue 37, D1 and D3). In the default doorbell mode
+ * each one completes. In the signal mode the fault of such a store is a
+ * SIGBUS the kernel must deliver to a thread that blocks it, which kills
+ * the process, and the handler's work overflows an 8 KiB stack: that mode
+ * is opt-in (mlx5emu/README.md, Signals).
+ *
+ *   mlx5emu run -- mlx5emu-host-doorbell-masked-test [case]
+ */
+#define _GNU_SOURCE /* pthread_attr_setsigmask_np, sighold */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emu_test.h"
+#include "rc_loop.h"
+
+#define SMALL_STACK 8192
+#define PM_UFFD_WP (1ull << 57) /* Documentation/admin-guide/mm/pagemap */
+#define WAIT_TRIES 500 /* 10 ms each: the NIC thread falls asleep */
+
+static struct {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	uint64_t buf[8];
+	uintptr_t reg; /* the BlueFlame register a rings */
+	volatile int done; /* completions seen by ring() */
+} l;
+
+static void loop_open(void)
+{
+	struct mlx5dv_qp dq = {};
+	struct mlx5dv_obj obj = { .qp = { .out = &dq } };
+
+	memset(&l, 0, sizeof(l));
+	l.ctx = emu_test_open();
+	l.pd = ibv_alloc_pd(l.ctx);
+	assert_non_null(l.pd);
+	l.cq = ibv_create_cq(l.ctx, 16, NULL, NULL, 0);
+	assert_non_null(l.cq);
+	l.a = rc_loop_create_qp(l.pd, l.cq, 8);
+	l.b = rc_loop_create_qp(l.pd, l.cq, 8);
+	assert_non_null(l.a);
+	assert_non_null(l.b);
+	rc_loop_connect(l.a, l.b);
+	l.mr = ibv_reg_mr(l.pd, l.buf, sizeof(l.buf),
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(l.mr);
+	obj.qp.in = l.a;
+	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	l.reg = (uintptr_t)dq.bf.reg;
+}
+
+static void loop_close(void)
+{
+	assert_int_equal(l.done, 1);
+	assert_true(l.buf[4] == 0x5a5a5a5a);
+	assert_int_equal(ibv_dereg_mr(l.mr), 0);
+	assert_int_equal(ibv_destroy_qp(l.a), 0);
+	assert_int_equal(ibv_destroy_qp(l.b), 0);
+	assert_int_equal(ibv_destroy_cq(l.cq), 0);
+	assert_int_equal(ibv_dealloc_pd(l.pd), 0);
+	assert_int_equal(ibv_close_device(l.ctx), 0);
+}
+
+/* is the register's page write-protected (the NIC thread asleep)? */
+static bool protected(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t ent = 0;
+	bool wp;
+
+	if (fd < 0)
+		return false;
+	wp = pread(fd, &ent, sizeof(ent), l.reg / ps * sizeof(ent)) ==
+		     sizeof(ent) &&
+	     (ent & PM_UFFD_WP);
+	close(fd);
+	return wp;
+}
+
+/*
+ * One signaled WRITE and its completion, rung once the page is protected
+ * (or after 5 s, where nothing protects it). Only async-signal-safe calls
+ * besides the verbs: it runs in signal handlers too. No cmocka here (not
+ * every context may longjmp out): the caller checks l.done.
+ */
+static void ring(void)
+{
+	struct ibv_sge sge = { (uintptr_t)&l.buf[0], 8, l.mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)&l.buf[4], l.mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	int n;
+
+	l.buf[0] = 0x5a5a5a5a;
+	for (n = 0; n < WAIT_TRIES && !protected(); n++)
+		usleep(10000);
+	if (ibv_post_send(l.a, &wr, &bad))
+		return;
+	while (!(n = ibv_poll_cq(l.cq, 1, &wc)))
+		;
+	if (n == 1 && wc.status == IBV_WC_SUCCESS)
+		l.done = 1;
+}
+
+static void *ring_thread(void *arg)
+{
+	(void)arg;
+	ring();
+	return NULL;
+}
+
+/* a thread created with every signal blocked */
+static void test_thread_with_full_sigmask(void **state)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all;
+
+	(void)state;
+	loop_open();
+	sigfillset(&all);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setsigmask_np(&attr, &all), 0);
+	assert_int_equal(pthread_create(&t, &attr, ring_thread, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_attr_destroy(&attr);
+	loop_close();
+}
+
+static void timer_ring(union sigval v)
+{
+	(void)v;
+	ring();
+}
+
+/* glibc's SIGEV_THREAD helper threads block every signal */
+static void test_timer_thread_callback(void **state)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD,
+				.sigev_notify_function = timer_ring };
+	struct itimerspec its = { .it_value = { 0, 1000000 } };
+	timer_t timer;
+	int i;
+
+	(void)state;
+	loop_open();
+	assert_int_equal(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
+	assert_int_equal(timer_settime(timer, 0, &its, NULL), 0);
+	for (i = 0; i < 2000 && !l.done; i++)
+		usleep(10000);
+	assert_int_equal(timer_delete(timer), 0);
+	loop_close();
+}
+
+static void usr1_ring(int sig)
+{
+	(void)sig;
+	ring();
+}
+
+/* a handler whose sa_mask blocks every signal while it runs */
+static void test_handler_with_full_sa_mask(void **state)
+{
+	struct sigaction sa = { .sa_handler = usr1_ring };
+
+	(void)state;
+	loop_open();
+	sigfillset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	signal(SIGUSR1, SIG_DFL);
+	loop_close();
+}
+
+/* the System V call, which does not go through sigprocmask() */
+static void test_sighold(void **state)
+{
+	(void)state;
+	loop_open();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	assert_int_equal(sighold(SIGBUS), 0);
+	ring();
+	assert_int_equal(sigrelse(SIGBUS), 0);
+#pragma GCC diagnostic pop
+	loop_close();
+}
+
+static ucontext_t main_uc, co_uc;
+
+/* a coroutine: swapcontext() sets the mask with the raw system call */
+static void test_swapcontext_full_mask(void **state)
+{
+	static char stack[65536];
+
+	(void)state;
+	loop_open();
+	assert_int_equal(getcontext(&co_uc), 0);
+	co_uc.uc_stack.ss_sp = stack;
+	co_uc.uc_stack.ss_size = sizeof(stack);
+	co_uc.uc_link = &main_uc;
+	sigfillset(&co_uc.uc_sigmask);
+	makecontext(&co_uc, ring, 0);
+	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
+	loop_close();
+}
+
+/* a user-level thread's stack, as Argobots or Boost.Context give one */
+static void test_small_stack(void **state)
+{
+	char *stack = malloc(SMALL_STACK);
+
+	(void)state;
+	assert_non_null(stack);
+	loop_open();
+	assert_int_equal(getcontext(&co_uc), 0);
+	co_uc.uc_stack.ss_sp = stack;
+	co_uc.uc_stack.ss_size = SMALL_STACK;
+	co_uc.uc_link = &main_uc;
+	makecontext(&co_uc, ring, 0);
+	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
+	loop_close();
+	free(stack);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_thread_with_full_sigmask),
+		cmocka_unit_test(test_timer_thread_callback),
+		cmocka_unit_test(test_handler_with_full_sa_mask),
+		cmocka_unit_test(test_sighold),
+		cmocka_unit_test(test_swapcontext_full_mask),
+		cmocka_unit_test(test_small_stack),
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
