@@ -2,7 +2,8 @@
 /*
  * Doorbells rung, while the NIC thread sleeps with the page protected,
  * from threads that block SIGBUS by paths the emulator does not see, and
- * from a small stack (issue 37, D1 and D3). In the default doorbell mode
+ * from a small stack, and after the application's SIGBUS handler left by
+ * siglongjmp() (issue 37, D1 and D3). In the default doorbell mode
  * each one completes. In the signal mode the fault of such a store is a
  * SIGBUS the kernel must deliver to a thread that blocks it, which kills
  * the process, and the handler's work overflows an 8 KiB stack: that mode
@@ -10,7 +11,7 @@
  *
  *   mlx5emu run -- mlx5emu-host-doorbell-masked-test [case]
  */
-#define _GNU_SOURCE /* pthread_attr_setsigmask_np, sighold */
+#define _GNU_SOURCE /* pthread_attr_setsigmask_np, sighold, memfd_create */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -250,6 +252,44 @@ static void test_small_stack(void **state)
 	free(stack);
 }
 
+static sigjmp_buf bus_jmp;
+
+static void bus_escape(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+/*
+ * The application's SIGBUS handler (SA_NODEFER) leaves by siglongjmp()
+ * without restoring a mask, as a probe of mapped files may; a doorbell
+ * rung afterwards.
+ */
+static void test_longjmp_out_of_sigbus_handler(void **state)
+{
+	struct sigaction sa = { .sa_handler = bus_escape,
+				.sa_flags = SA_NODEFER };
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile char *past;
+	int fd, i;
+
+	(void)state;
+	loop_open();
+	assert_int_equal(sigaction(SIGBUS, &sa, NULL), 0);
+	fd = memfd_create("past-end", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	past = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(past != MAP_FAILED);
+	for (i = 0; i < 3; i++)
+		if (!sigsetjmp(bus_jmp, 0))
+			past[0] = 1; /* no page behind it: SIGBUS */
+	ring();
+	signal(SIGBUS, SIG_DFL);
+	munmap((void *)past, ps);
+	close(fd);
+	loop_close();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +299,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sighold),
 		cmocka_unit_test(test_swapcontext_full_mask),
 		cmocka_unit_test(test_small_stack),
+		cmocka_unit_test(test_longjmp_out_of_sigbus_handler),
 	};
 
 	if (argc > 1)
