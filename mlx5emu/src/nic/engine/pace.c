@@ -23,6 +23,13 @@
  *   other  neither: the default class, as before; said once in --trace
  *          and in `mlx5emu stat` (nic=other).
  *
+ * An application that runs in a real-time class itself (chrt -f 10)
+ * spins at a priority no priority-1 thread preempts: with as many
+ * spinners as CPUs its NIC thread would never run. The NIC thread starts
+ * in its creator's class, so it sees this, and then runs one priority
+ * above it and is never demoted: demoted, it would wait behind the same
+ * spinners.
+ *
  * In the first two the thread never spins while idle: it would only
  * compete with the threads that are about to give it work. MLX5EMU_NIC=spin
  * (benchmarks) keeps the default class: it never sleeps, and a real-time
@@ -71,6 +78,7 @@ static const char *const class_names[] = {
 /* written by the NIC thread as it starts, read by the stat writer */
 static enum emu_nic_sched nic_class = EMU_NIC_SCHED_AUTO; /* no thread */
 static bool demoted; /* fifo: running in the default class for now */
+static int app_rt_prio; /* the creator's real-time priority, 0 if none */
 static bool was_over; /* the window before this one was over budget */
 static struct {
 	uint64_t wall, cpu; /* where the current window started, in ns */
@@ -83,6 +91,7 @@ static struct {
  */
 static int set_fifo(bool on)
 {
+	int max = sched_get_priority_max(SCHED_FIFO);
 	struct nic_sched_attr a = {
 		.size = sizeof(a),
 		.sched_policy = on ? SCHED_FIFO : SCHED_OTHER,
@@ -90,7 +99,24 @@ static int set_fifo(bool on)
 		.sched_runtime = on ? 0 : NIC_PACE_SLICE_NS,
 	};
 
+	/* above a real-time application, or beside it at the top */
+	if (on && app_rt_prio)
+		a.sched_priority = app_rt_prio < max ? app_rt_prio + 1 : max;
+	if (on && app_rt_prio >= max)
+		a.sched_policy = SCHED_RR;
 	return syscall(SYS_sched_setattr, 0, &a, 0) ? -1 : 0;
+}
+
+/* the real-time priority the thread inherited from its creator, or 0 */
+static int inherited_rt_prio(void)
+{
+	int policy = sched_getscheduler(0);
+	struct sched_param p;
+
+	if ((policy != SCHED_FIFO && policy != SCHED_RR) ||
+	    sched_getparam(0, &p))
+		return 0;
+	return p.sched_priority;
 }
 
 /* the default class with a short slice; false where the kernel has none */
@@ -115,9 +141,12 @@ void nic_pace_start(void)
 		want = EMU_NIC_SCHED_OTHER;
 	demoted = was_over = false; /* a fork child's thread starts afresh */
 	window.wall = window.cpu = 0;
+	app_rt_prio = inherited_rt_prio();
 	if ((want == EMU_NIC_SCHED_AUTO || want == EMU_NIC_SCHED_FIFO) &&
 	    !set_fifo(true))
 		got = EMU_NIC_SCHED_FIFO;
+	else if (app_rt_prio)
+		got = EMU_NIC_SCHED_FIFO; /* as inherited: never below it */
 	else if ((want == EMU_NIC_SCHED_AUTO || want == EMU_NIC_SCHED_SLICE) &&
 		 set_short_slice())
 		got = EMU_NIC_SCHED_SLICE;
@@ -132,7 +161,10 @@ void nic_pace_start(void)
 				  "no real-time class, no short slice",
 			  class_names[emu_cfg.nic_sched]);
 	else
-		emu_trace("nic: scheduling class %s", class_names[got]);
+		emu_trace("nic: scheduling class %s%s", class_names[got],
+			  app_rt_prio && got == EMU_NIC_SCHED_FIFO ?
+				  ", above the real-time application" :
+				  "");
 }
 
 /* The class the NIC thread runs in, for `mlx5emu stat`. */
@@ -177,7 +209,7 @@ void nic_pace_account(void)
 	uint64_t wall, cpu;
 	bool over, demote;
 
-	if (nic_class != EMU_NIC_SCHED_FIFO)
+	if (nic_class != EMU_NIC_SCHED_FIFO || app_rt_prio)
 		return;
 	wall = clock_ns(CLOCK_MONOTONIC);
 	if (wall - window.wall < NIC_PACE_WINDOW_NS)
