@@ -161,8 +161,6 @@ static void serve(struct pollfd *pfd, struct watch *w, int n)
 	}
 }
 
-#define SERVICE_MAX_FDS 1024
-
 static bool peer_spoke(const struct pollfd *pfd, int n)
 {
 	int i;
@@ -173,9 +171,34 @@ static bool peer_spoke(const struct pollfd *pfd, int n)
 	return false;
 }
 
-/* static: a fork() child, which has no such thread, holds no lost block */
-static struct pollfd service_fds[SERVICE_MAX_FDS];
-static struct watch service_watch[SERVICE_MAX_FDS];
+/*
+ * One slot per id and the wake-up fd, grown with the id table: a fixed set
+ * left the ids past it unwatched, their connections never established.
+ * Static: a fork() child, which has no such thread, holds no lost block.
+ */
+static struct pollfd *service_fds;
+static struct watch *service_watch;
+static int service_max;
+
+/* room for every id; called with the lock held */
+static void service_grow(void)
+{
+	int want = (int)ids.nslots + 1;
+	struct pollfd *fds;
+	struct watch *w;
+
+	if (want <= service_max)
+		return;
+	fds = realloc(service_fds, want * sizeof(*fds));
+	if (fds)
+		service_fds = fds;
+	w = realloc(service_watch, want * sizeof(*w));
+	if (w)
+		service_watch = w;
+	/* out of memory: the ids that fit are watched, as before */
+	if (fds && w)
+		service_max = want;
+}
 
 static void *service(void *arg)
 {
@@ -185,8 +208,13 @@ static void *service(void *arg)
 	(void)arg;
 	for (;;) {
 		pthread_mutex_lock(&ucma_lock);
-		n = collect(service_fds, service_watch, SERVICE_MAX_FDS,
-			    &timeout);
+		service_grow();
+		if (!service_max) { /* not even the wake-up fd: try again */
+			pthread_mutex_unlock(&ucma_lock);
+			poll(NULL, 0, 10);
+			continue;
+		}
+		n = collect(service_fds, service_watch, service_max, &timeout);
 		pthread_mutex_unlock(&ucma_lock);
 		if (poll(service_fds, n, timeout) < 0)
 			continue;
