@@ -8,7 +8,9 @@
  * a device and speak fabric/wire.h by hand.
  */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -102,11 +104,8 @@ static void forger_without_slot(const struct victim *v)
 	await_verdict(fd);
 }
 
-/*
- * One that binds a free slot of the fabric and proves it, then speaks
- * for the victim's QP a.
- */
-static void forger_with_slot(const struct victim *v)
+/* a connection to the victim that binds a free slot and proves it */
+static int connect_with_slot(const struct victim *v)
 {
 	struct fabric_hello hello = { FAB_HELLO, 0 };
 	struct iovec iov = { &hello, sizeof(hello) };
@@ -141,8 +140,43 @@ static void forger_with_slot(const struct victim *v)
 	memcpy(CMSG_DATA(cm), &own, sizeof(int));
 	if (sendmsg(fd, &msg, 0) != sizeof(hello))
 		_exit(13);
+	return fd;
+}
+
+/* one with a slot that speaks for the victim's QP a */
+static void forger_with_slot(const struct victim *v)
+{
+	int fd = connect_with_slot(v);
+
 	send_forged_write(fd, v);
 	await_verdict(fd);
+}
+
+#define IDLE_CONNS 300
+
+/* a process of the user that holds connections open and says nothing */
+static void __attribute__((noreturn)) idler(const struct victim *v, int ready)
+{
+	int i;
+
+	for (i = 0; i < IDLE_CONNS; i++)
+		connect_slot(fabric_qpn_slot(v->a->qp_num));
+	if (write(ready, "", 1) != 1)
+		_exit(14);
+	for (;;)
+		pause();
+}
+
+/* exit 0: a peer that proved its slot is still connected after 1 s */
+static void __attribute__((noreturn)) newcomer(const struct victim *v)
+{
+	int fd = connect_with_slot(v);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, 1000) == 0)
+		_exit(0);
+	_exit(read(fd, &c, 1) == 0 ? 1 : 2);
 }
 
 static void victim_open(struct victim *v)
@@ -198,6 +232,40 @@ static void run_forger(void (*forger)(const struct victim *))
 	victim_close(&v);
 }
 
+/*
+ * 300 idle connections that never say hello fill the victim's table of
+ * peers' connections; a peer that proves its slot afterwards still gets
+ * in (issue 37, D7: it was hung up on).
+ */
+static void test_idle_connections_lock_no_peer_out(void **state)
+{
+	struct victim v;
+	int status, ready[2];
+	pid_t idle, pid;
+	char c;
+
+	(void)state;
+	victim_open(&v);
+	assert_int_equal(pipe(ready), 0);
+	idle = fork();
+	assert_true(idle >= 0);
+	if (!idle)
+		idler(&v, ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		newcomer(&v);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	kill(idle, SIGKILL);
+	waitpid(idle, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	victim_close(&v);
+}
+
 static void test_no_slot_no_request(void **state)
 {
 	(void)state;
@@ -215,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_slot_no_request),
 		cmocka_unit_test(test_a_slot_speaks_for_its_own_qps_only),
+		cmocka_unit_test(test_idle_connections_lock_no_peer_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -384,6 +384,40 @@ static bool answers_waiting(void)
 	return false;
 }
 
+/*
+ * Room in in[] for a connection just accepted. When it is full, the
+ * connection that has waited longest without proving a slot (no hello,
+ * or a wrong one still unread) makes room: idle connections, which need
+ * no secret to open, would otherwise lock every new peer out.
+ */
+static bool in_room(void)
+{
+	int i, old = -1;
+
+	if (fabric.nin < FABRIC_MAX_SLOTS)
+		return true;
+	for (i = 0; i < fabric.nin; i++)
+		if (fabric.in[i].slot < 0 &&
+		    (old < 0 || fabric.in[i].since < fabric.in[old].since))
+			old = i;
+	if (old < 0)
+		return false;
+	drop_in(old);
+	return true;
+}
+
+/* a peer's connection, just accepted, into in[] */
+static void in_add(int fd, bool tcp)
+{
+	struct fabric_conn *c = &fabric.in[fabric.nin++];
+
+	if (tcp)
+		fabric_conn_init_tcp(c, fd);
+	else
+		fabric_conn_init(c, fd);
+	c->since = fabric_now_ms();
+}
+
 unsigned int fabric_serve(void)
 {
 	struct pollfd fds[FABRIC_MAX_FDS];
@@ -424,21 +458,20 @@ unsigned int fabric_serve(void)
 	if (fds[0].revents)
 		while ((fd = accept4(fabric.listen_fd, NULL, NULL,
 				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			if (fabric.nin == FABRIC_MAX_SLOTS ||
-			    !fabric_same_user(fd)) {
+			if (!fabric_same_user(fd) || !in_room()) {
 				emu_libc.close(fd);
 				continue;
 			}
-			fabric_conn_init(&fabric.in[fabric.nin++], fd);
+			in_add(fd, false);
 		}
 	/* the hello tells whom it speaks for: no credentials to ask */
 	if (fds[1].revents)
 		while ((fd = fabric_tcp_accept(fabric.tcp_fd)) >= 0) {
-			if (fabric.nin == FABRIC_MAX_SLOTS) {
+			if (!in_room()) {
 				emu_libc.close(fd);
 				continue;
 			}
-			fabric_conn_init_tcp(&fabric.in[fabric.nin++], fd);
+			in_add(fd, true);
 		}
 	return served;
 }

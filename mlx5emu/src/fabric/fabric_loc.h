@@ -40,6 +40,7 @@ struct fabric_conn {
 	size_t roff, rlen, rcap, wlen, wcap;
 	uint64_t stuck_since; /* fabric_clock() when output stopped moving */
 	int slot; /* a peer's connection: the slot it proved, or -1 */
+	uint64_t since; /* a peer's: fabric_now_ms() when it was accepted */
 	bool tcp; /* to or from another host (tcp.c) */
 	bool greeted; /* over TCP: the other end's hello was checked */
 	size_t hold_at; /* ours over TCP: what may leave before it was */
