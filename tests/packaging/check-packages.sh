@@ -156,23 +156,43 @@ traffic() {
 	emu python3 -c 'import pyverbs, pyverbs.device as d; print("pyverbs", pyverbs.__file__, "sees:", [x.name.decode() for x in d.get_device_list()])'
 }
 
-# mlx5emu alone over the suite's own rdma-core: apt installs it without
-# any other package of ours, and the suite's ib_write_bw runs on it
+# mlx5emu alone over the suite's own rdma-core, as a new project's CI
+# installs it: the steps of mlx5emu/recipe/github-actions.yml, run in the
+# root from the example project (mlx5emu/recipe/example), with the .deb
+# given by its address. apt installs mlx5emu without any other package of
+# ours, the project builds against the suite's libibverbs-dev and its
+# make check passes, and the suite's ib_write_bw runs on the device.
 mlx5emu_alone() {
-	local port=$((19000 + $$ % 1000)) v
+	local port=$((19000 + $$ % 1000)) v deb
 	section "mlx5emu alone over the suite's rdma-core ($(awk '$1 == "libibverbs1" { print $2 }' "$res/before.txt"))"
-	mkdir -p "$root/tmp/emu"
+	rm -rf "$root/tmp/emu"
+	mkdir -p "$root/tmp/emu/project"
 	cp "$out/$suite"/mlx5emu_*.deb "$root/tmp/emu/"
-	in_root "$root" sh -c 'apt-get install -y -qq /tmp/emu/mlx5emu_*.deb' >"$res/emu-install.log" 2>&1 || {
-		tail -n 20 "$res/emu-install.log" >&2
-		die "apt could not install mlx5emu alone (log: $res/emu-install.log)"
+	cp "$top/mlx5emu/recipe/example/"* "$root/tmp/emu/project/"
+	python3 - "$top/mlx5emu/recipe/github-actions.yml" >"$root/tmp/emu/recipe.sh" <<'PY'
+import sys, yaml
+job = next(iter(yaml.safe_load(open(sys.argv[1]))["jobs"].values()))
+print("set -ex")
+for step in job["steps"]:
+    if "run" in step:
+        print(step["run"])
+PY
+	deb=$(cd "$root" && ls tmp/emu/mlx5emu_*.deb)
+	in_root "$root" env MLX5EMU_DEB_URL="file:///$deb" DEBIAN_FRONTEND=noninteractive \
+		sh -c 'cd /tmp/emu/project && bash /tmp/emu/recipe.sh' >"$res/emu-recipe.log" 2>&1 || {
+		tail -n 30 "$res/emu-recipe.log" >&2
+		die "the recipe's steps failed in a $suite root (log: $res/emu-recipe.log)"
 	}
+	grep -q 'hello_verbs: mlx5_0 wrote 4096 bytes to itself' "$res/emu-recipe.log" ||
+		die "the example project's make check did not run (log: $res/emu-recipe.log)"
+	echo "the recipe's steps: the example project built and passed its make check"
 	v=$(in_root "$root" dpkg-query -W -f '${Version}' libibverbs1)
 	case $v in *tdshare*) die "installing mlx5emu brought our libibverbs1 $v" ;; esac
 	run_pair emu_ib_write_bw ib_write_bw -p $port -D 1 -F -- ib_write_bw -p $port -D 1 -F localhost
 	grep -q 'BW average' "$res/emu_ib_write_bw.client" || die "ib_write_bw printed no result"
 	echo "the suite's ib_write_bw ran on mlx5emu over the suite's libibverbs1 $v"
 	in_root "$root" apt-get purge -y -qq mlx5emu >/dev/null
+	rm -rf "$root/tmp/emu"
 }
 
 check_suite() {
