@@ -154,6 +154,7 @@ static void parse_env(void)
 	emu_cfg.max_qp = env_option(EMU_OPTION_MAX_QP, NULL);
 	emu_cfg.maps_query = env_option(EMU_OPTION_MAPS_QUERY, NULL);
 	emu_cfg.doorbell_trap = env_option(EMU_OPTION_DOORBELL_TRAP, NULL);
+	emu_cfg.onesided = env_option(EMU_OPTION_ONESIDED, NULL);
 	parse_fault_env(&emu_cfg.fault);
 	parse_peers_env();
 }

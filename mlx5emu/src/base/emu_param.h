@@ -81,6 +81,7 @@ struct emu_config {
 	bool netlink; /* NETLINK_RDMA sockets answered (else refused) */
 	bool maps_query; /* pointer checks may use PROCMAP_QUERY */
 	enum emu_doorbell_trap doorbell_trap;
+	bool onesided; /* one-sided operations without the responder's CPU */
 	char stat_dir[PATH_MAX];
 	char fabric[EMU_FABRIC_NAME_MAX + 1]; /* the fabric: who sees whom */
 	struct fabric_peers peers; /* its hosts; n = 0: this one only */

@@ -188,6 +188,13 @@ const struct emu_option emu_options[EMU_NOPTIONS] = {
 			"blocks SIGBUS dies), off: the thread finds\n"
 			"it when its sleep ends",
 	},
+	[EMU_OPTION_ONESIDED] = {
+		.var = "MLX5EMU_ONESIDED", .kind = EMU_OPT_BOOL, .def = "on",
+		.help = "RDMA WRITE, READ and atomics to a process of\n"
+			"this host run in the requester's NIC, in the\n"
+			"responder's memory (process_vm_writev);\n"
+			"off: the responder's NIC executes them",
+	},
 	[EMU_OPTION_FAULT_DROP] = {
 		.name = "fault-drop", .var = "MLX5EMU_FAULT_DROP", .arg = "SPEC",
 		.kind = EMU_OPT_STRING, .unset = "off", .check = check_fault_sel,

@@ -185,7 +185,7 @@ static int serve_one(struct fabric_conn *c, const struct fabric_req *req,
 	if (!qp || qp->dest_qpn != req->src_qpn)
 		resp.ack = NIC_NAK_RETRY;
 	else
-		resp.ack = nic_respond(qp, &pkt);
+		resp.ack = fabric_direct_respond(qp, &pkt);
 	if (resp.ack == NIC_PENDING) {
 		c->wlen = at; /* the answer is lost (fault injection) */
 		return 0;
@@ -304,6 +304,7 @@ static void peer_drop(int slot)
 		fabric.dead_until[slot] = fabric_clock() + FAB_DEAD_MS;
 	answer_conn(c);
 	fabric_conn_close(c);
+	fabric_direct_forget(slot);
 	/* an HCA would not know: what is left waits for the ACK timer */
 	fabric.nic->peer_lost(slot);
 }
@@ -555,6 +556,20 @@ static struct fabric_conn *peer_conn(int slot, bool *busy)
 	return c;
 }
 
+pid_t fabric_peer_pid(int slot)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct fabric_conn *c;
+	bool busy;
+
+	c = peer_conn(slot, &busy);
+	if (!c || c->tcp ||
+	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return -1;
+	return cred.pid;
+}
+
 static enum nic_ack remote_xmit(int slot, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
@@ -641,6 +656,7 @@ void fabric_atfork_child(void)
 	memset(fabric.dead_until, 0, sizeof(fabric.dead_until));
 	fabric.once = once; /* the child binds a slot of its own */
 	fabric.gen++;
+	fabric_direct_atfork_child();
 }
 
 void fabric_forget(void)
@@ -698,9 +714,11 @@ enum nic_ack fabric_xmit(struct nic_dev *dev, struct nic_qp *qp,
 			qp->peer = peer;
 			qp->peer_gen = fabric.gen;
 		}
-		return nic_respond(peer, pkt);
+		return fabric_direct_respond(peer, pkt);
 	}
 	if (slot < 0 || slot >= FABRIC_MAX_SLOTS)
 		return NIC_NAK_NOQP;
+	if (fabric_direct_xmit(slot, qp, pkt))
+		return NIC_ACK;
 	return remote_xmit(slot, pkt);
 }

@@ -54,4 +54,19 @@ void fabric_flush(void);
  */
 int fabric_fds(struct pollfd *fds, int max, bool answers);
 
+/*
+ * direct.c: one-sided operations executed by the requester, in the
+ * memory of a responder of this host. What the responder publishes for
+ * its peers (dev: the device's index; the NIC lock held or not):
+ */
+void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
+		      const uint16_t *lid, unsigned int nports);
+/* the NIC moved the QP to state on its own (one store, no lock) */
+void fabric_direct_qp_state(unsigned int dev, const struct nic_qp *qp,
+			    enum nic_qp_state state);
+void fabric_direct_qp_gone(unsigned int dev, const struct nic_qp *qp);
+void fabric_direct_mr(unsigned int dev, const struct nic_mr *mr);
+/* the MR is gone: no peer touches its memory once this returns */
+void fabric_direct_mr_gone(unsigned int dev, uint32_t key);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 /* verbs.h (via fabric.h) first: it defines RDMA_UAPI_PTR the uapi reuses */
@@ -70,6 +71,16 @@ extern struct fabric_state fabric;
 
 /* fabric.c */
 socklen_t fabric_addr(struct sockaddr_un *sa, int slot);
+/* the pid behind a slot of this host (connecting to it), or -1 */
+pid_t fabric_peer_pid(int slot);
+
+/* direct.c */
+/* executed in the responder's memory; false: send it the NIC's way */
+bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt);
+/* a request from a peer process, as the responder's NIC serves it */
+enum nic_ack fabric_direct_respond(struct nic_qp *qp, const struct nic_pkt *pkt);
+void fabric_direct_forget(int slot);
+void fabric_direct_atfork_child(void);
 
 /* conn.c */
 int fabric_grow(uint8_t **buf, size_t *cap, size_t need);

@@ -43,7 +43,9 @@ void nic_detach_cq(struct emu_cq *cq);
 int nic_attach_qp(struct emu_qp *qp);
 void nic_modify_qp(struct emu_qp *qp);
 void nic_detach_qp(struct emu_qp *qp);
-/* the MR is gone: no WQE uses it once this returns */
+/* a new MR: its peers on this host may use it (fabric/direct.c) */
+void nic_publish_mr(struct emu_mr *mr);
+/* the MR is gone, or changed: no WQE uses it (as it was) once this returns */
 void nic_forget_mr(struct emu_mr *mr);
 int nic_attach_srq(struct emu_srq *srq);
 void nic_arm_srq(struct emu_srq *srq); /* the limit was armed */

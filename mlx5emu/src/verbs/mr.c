@@ -92,6 +92,7 @@ int emu_cmd_reg_mr(struct emu_context *ctx, struct emu_cmd *c)
 	if (ret)
 		goto err_key;
 	pd->uobj.usecnt++;
+	nic_publish_mr(mr);
 	emu_trace(
 		"ctx%u REG_MR 0x%llx+0x%llx iova 0x%llx access 0x%x -> key 0x%x",
 		ctx->id, (unsigned long long)mr->start,

@@ -213,6 +213,7 @@ struct nic_dev {
 	const struct nic_dev_ops *ops;
 	struct nic_faults *faults; /* NULL: no fault injection */
 	uint16_t lid;
+	unsigned int index; /* the engine's device number */
 	unsigned int mr_gen; /* bumped on every deregistration */
 	uint64_t ud[NIC_UD_FATES]; /* datagrams that arrived here, by fate */
 };

@@ -82,9 +82,9 @@ static void nic_report_qp_error(struct nic_dev *ndev, struct nic_qp *nq)
 {
 	struct emu_qp *qp = to_emu_nic_qp(nq)->qp;
 
-	(void)ndev;
 	/* the modify path holds the context lock, we don't: one store */
 	__atomic_store_n(&qp->state, EMU_QPS_ERR, __ATOMIC_RELAXED);
+	fabric_direct_qp_state(ndev->index, nq, NIC_QPS_ERR);
 }
 
 const struct nic_dev_ops nic_emu_ops = {
@@ -156,9 +156,58 @@ const struct fabric_nic_ops nic_fabric_ops = {
 
 /* ---- the control path attaches and detaches ---- */
 
+static unsigned int dev_index(struct emu_context *ctx)
+{
+	return ctx->dev - nic_host->devices;
+}
+
 static struct nic_dev *dev_of(struct emu_context *ctx)
 {
-	return &nic.dev[ctx->dev - nic_host->devices];
+	return &nic.dev[dev_index(ctx)];
+}
+
+/* what peers of this host check before they touch the QP's memory */
+static void publish_qp(struct emu_qp *qp, const struct nic_qp *nq)
+{
+	const struct emu_device *dev = qp->uobj.ctx->dev;
+	uint16_t lid[EMU_MAX_PORTS];
+	unsigned int p;
+
+	for (p = 0; p < emu_cfg.nports && p < EMU_MAX_PORTS; p++)
+		lid[p] = dev->port[p].lid;
+	fabric_direct_qp(dev_index(qp->uobj.ctx), nq, lid, p);
+}
+
+/*
+ * The MR as the device holds it, read under dev->lock; published after,
+ * as the NIC takes dev->lock inside the records' lock (an atomic).
+ */
+static bool mr_snapshot(struct emu_mr *mr, struct nic_mr *m)
+{
+	struct emu_device *dev = mr->uobj.ctx->dev;
+	bool live;
+
+	pthread_mutex_lock(&dev->lock);
+	live = nic_host->mr_lookup(dev, mr->lkey) == mr;
+	*m = (struct nic_mr){
+		.lkey = mr->lkey,
+		.rkey = mr->rkey,
+		.pdn = mr->pd->pdn,
+		.access = mr->access,
+		.iova = mr->iova,
+		.length = mr->length,
+		.va = (uint8_t *)(uintptr_t)mr->start,
+	};
+	pthread_mutex_unlock(&dev->lock);
+	return live;
+}
+
+void nic_publish_mr(struct emu_mr *mr)
+{
+	struct nic_mr m;
+
+	if (mr_snapshot(mr, &m))
+		fabric_direct_mr(dev_index(mr->uobj.ctx), &m);
 }
 
 int nic_attach_cq(struct emu_cq *cq)
@@ -322,6 +371,7 @@ void nic_modify_qp(struct emu_qp *qp)
 			nic_qp_error(nq);
 		break;
 	}
+	publish_qp(qp, nq);
 	nic_kick();
 	pthread_mutex_unlock(&nic.lock);
 }
@@ -366,6 +416,13 @@ void nic_detach_srq(struct emu_srq *srq)
 
 void nic_forget_mr(struct emu_mr *mr)
 {
+	struct nic_mr m;
+
+	/* peers first: a request of theirs under way ends before */
+	if (mr_snapshot(mr, &m))
+		fabric_direct_mr(dev_index(mr->uobj.ctx), &m); /* reregistered */
+	else
+		fabric_direct_mr_gone(dev_index(mr->uobj.ctx), mr->rkey);
 	/* a WQE using it is finished once we hold the lock */
 	pthread_mutex_lock(&nic.lock);
 	dev_of(mr->uobj.ctx)->mr_gen++;
@@ -384,6 +441,7 @@ void nic_detach_qp(struct emu_qp *qp)
 	nic_doorbell_retire(q);
 	emu_list_del(&q->node);
 	fabric_forget();
+	fabric_direct_qp_gone(dev_index(qp->uobj.ctx), &q->nq);
 	pthread_mutex_unlock(&nic.lock);
 	qp->nic = NULL;
 	free(q);

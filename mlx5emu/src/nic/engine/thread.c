@@ -405,6 +405,7 @@ int nic_start(void)
 		nic.dev[i].ops = &nic_emu_ops;
 		nic.dev[i].faults = nic_fault_setup();
 		nic.dev[i].lid = nic_host->devices[i].port[0].lid;
+		nic.dev[i].index = i;
 	}
 	ret = fabric_init(&nic_fabric_ops);
 	if (ret)

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * RDMA WRITE, READ and atomics need no CPU of the responder, as on an
+ * HCA: they complete while the responding process is stopped (SIGSTOP, a
+ * debugger), every byte where it belongs. Run under `mlx5emu run`; the
+ * responder is a forked child with a context (a NIC, a fabric slot) of
+ * its own. With MLX5EMU_ONESIDED=0 the responder's NIC executes them, so
+ * nothing completes while it is stopped.
+ *
+ * And the responder's checks still hold: a WRITE to an MR that grants no
+ * remote write gets IBV_WC_REM_ACCESS_ERR, as before.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emu_test.h"
+
+#define MEM 65536
+#define RD_OFF 0 /* READ: the responder's pattern */
+#define RD_LEN 16384
+#define WR_OFF 0x4000 /* WRITE: two SGEs of the requester's */
+#define WR_LEN 8192
+#define AT_OFF 0x8000 /* two atomic words */
+#define HANG_POLLS 10000 /* 10 s: a hang bound, not a timing */
+#define STALL_POLLS 300 /* the NIC's way: nothing while it is stopped */
+
+struct end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr, *ro; /* ro: local access only */
+	uint8_t *buf, *rbuf;
+	uint16_t lid;
+};
+
+/* what the responder tells the requester */
+struct info {
+	uint32_t qpn, rkey, ro_rkey;
+	uint16_t lid;
+	uint64_t addr, ro_addr;
+};
+
+static uint8_t rd_byte(size_t i)
+{
+	return (i * 7 + 3) & 0xff;
+}
+
+static uint8_t wr_byte(size_t i)
+{
+	return (i * 13 + 1) & 0xff;
+}
+
+static void end_open(struct end *e)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 2,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_port_attr port;
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	e->ctx = emu_test_open();
+	e->pd = ibv_alloc_pd(e->ctx);
+	assert_non_null(e->pd);
+	e->cq = ibv_create_cq(e->ctx, 32, NULL, NULL, 0);
+	assert_non_null(e->cq);
+	init.send_cq = init.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &init);
+	assert_non_null(e->qp);
+	assert_int_equal(posix_memalign((void **)&e->buf, 4096, MEM), 0);
+	assert_int_equal(posix_memalign((void **)&e->rbuf, 4096, MEM), 0);
+	memset(e->buf, 0, MEM);
+	memset(e->rbuf, 0x5a, MEM);
+	e->mr = ibv_reg_mr(e->pd, e->buf, MEM, acc);
+	assert_non_null(e->mr);
+	e->ro = ibv_reg_mr(e->pd, e->rbuf, MEM, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(e->ro);
+	assert_int_equal(ibv_query_port(e->ctx, 1, &port), 0);
+	e->lid = port.lid;
+}
+
+static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	assert_int_equal(ibv_modify_qp(e->qp, &a,
+				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT |
+					       IBV_QP_ACCESS_FLAGS),
+			 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = qpn;
+	a.rq_psn = 0x123;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = lid;
+	a.ah_attr.port_num = 1;
+	assert_int_equal(ibv_modify_qp(e->qp, &a,
+				       IBV_QP_STATE | IBV_QP_AV |
+					       IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					       IBV_QP_MAX_DEST_RD_ATOMIC |
+					       IBV_QP_MIN_RNR_TIMER),
+			 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0x123;
+	a.max_rd_atomic = 4;
+	assert_int_equal(ibv_modify_qp(e->qp, &a,
+				       IBV_QP_STATE | IBV_QP_TIMEOUT |
+					       IBV_QP_RETRY_CNT |
+					       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					       IBV_QP_MAX_QP_RD_ATOMIC),
+			 0);
+}
+
+/* the responder: checks its memory once it runs again, exits 0 if right */
+static void responder(int to, int from)
+{
+	uint64_t *w;
+	struct info in;
+	struct end e;
+	uint32_t peer[2];
+	size_t i;
+	char c;
+
+	end_open(&e);
+	for (i = 0; i < RD_LEN; i++)
+		e.buf[RD_OFF + i] = rd_byte(i);
+	w = (uint64_t *)(e.buf + AT_OFF);
+	w[0] = 100;
+	w[1] = 5;
+	in = (struct info){ e.qp->qp_num, e.mr->rkey, e.ro->rkey, e.lid,
+			    (uintptr_t)e.buf, (uintptr_t)e.rbuf };
+	if (write(to, &in, sizeof(in)) != sizeof(in) ||
+	    read(from, peer, sizeof(peer)) != sizeof(peer))
+		_exit(3);
+	end_connect(&e, peer[0], peer[1]);
+	if (write(to, "r", 1) != 1 || read(from, &c, 1) != 1)
+		_exit(4);
+	for (i = 0; i < WR_LEN; i++)
+		if (e.buf[WR_OFF + i] != wr_byte(i))
+			_exit(5);
+	if (w[0] != 107 || w[1] != 42)
+		_exit(6);
+	for (i = 0; i < MEM; i++)
+		if (e.rbuf[i] != 0x5a)
+			_exit(7);
+	_exit(0);
+}
+
+/* one completion of wr_id, within the hang bound (or none: stall) */
+static int poll_one(struct end *e, uint64_t wr_id, int polls,
+		    enum ibv_wc_status *status)
+{
+	struct ibv_wc wc;
+	int i, n = 0;
+
+	for (i = 0; i < polls && !n; i++) {
+		n = ibv_poll_cq(e->cq, 1, &wc);
+		assert_true(n >= 0);
+		if (!n)
+			usleep(1000);
+	}
+	if (!n)
+		return -1;
+	assert_int_equal(wc.wr_id, wr_id);
+	*status = wc.status;
+	return 0;
+}
+
+static void post(struct end *e, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	wr->send_flags = IBV_SEND_SIGNALED;
+	assert_int_equal(ibv_post_send(e->qp, wr, &bad), 0);
+}
+
+static void expect_ok(struct end *e, uint64_t wr_id)
+{
+	enum ibv_wc_status st;
+
+	assert_int_equal(poll_one(e, wr_id, HANG_POLLS, &st), 0);
+	assert_int_equal(st, IBV_WC_SUCCESS);
+}
+
+static void rdma(struct end *e, const struct info *in, enum ibv_wr_opcode op,
+		 uint64_t wr_id, uint32_t off, uint32_t loff, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + loff, len, e->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = op };
+
+	wr.wr.rdma.remote_addr = in->addr + off;
+	wr.wr.rdma.rkey = in->rkey;
+	post(e, &wr);
+}
+
+static void atomic(struct end *e, const struct info *in,
+		   enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off,
+		   uint64_t cmp_add, uint64_t swap, uint64_t expect_old)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + 0xc000, 8, e->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = op };
+
+	wr.wr.atomic.remote_addr = in->addr + off;
+	wr.wr.atomic.rkey = in->rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	post(e, &wr);
+	expect_ok(e, wr_id);
+	assert_int_equal(*(uint64_t *)(e->buf + 0xc000), expect_old);
+}
+
+/* the WRITE: two SGEs, 4 KB each, of the requester's memory */
+static void write_two_sges(struct end *e, const struct info *in)
+{
+	struct ibv_sge sge[2] = {
+		{ (uintptr_t)e->buf + 0x10000 - WR_LEN, WR_LEN / 2,
+		  e->mr->lkey },
+		{ (uintptr_t)e->buf + 0x10000 - WR_LEN / 2, WR_LEN / 2,
+		  e->mr->lkey },
+	};
+	struct ibv_send_wr wr = { .wr_id = 1,
+				  .sg_list = sge,
+				  .num_sge = 2,
+				  .opcode = IBV_WR_RDMA_WRITE };
+	size_t i;
+
+	for (i = 0; i < WR_LEN; i++)
+		e->buf[0x10000 - WR_LEN + i] = wr_byte(i);
+	wr.wr.rdma.remote_addr = in->addr + WR_OFF;
+	wr.wr.rdma.rkey = in->rkey;
+	post(e, &wr);
+}
+
+/* everything while the responder is stopped; every byte checked */
+static void one_sided_ops(struct end *e, const struct info *in)
+{
+	uint64_t got[2];
+	size_t i;
+
+	write_two_sges(e, in);
+	expect_ok(e, 1);
+	rdma(e, in, IBV_WR_RDMA_READ, 2, RD_OFF, 0, RD_LEN);
+	expect_ok(e, 2);
+	for (i = 0; i < RD_LEN; i++)
+		assert_int_equal(e->buf[i], rd_byte(i));
+	atomic(e, in, IBV_WR_ATOMIC_FETCH_AND_ADD, 3, AT_OFF, 7, 0, 100);
+	atomic(e, in, IBV_WR_ATOMIC_CMP_AND_SWP, 4, AT_OFF + 8, 5, 42, 5);
+	/* a compare that fails swaps nothing */
+	atomic(e, in, IBV_WR_ATOMIC_CMP_AND_SWP, 5, AT_OFF + 8, 6, 99, 42);
+	/* what the WRITE and the atomics left, read back */
+	rdma(e, in, IBV_WR_RDMA_READ, 6, WR_OFF, 0x4000, WR_LEN);
+	expect_ok(e, 6);
+	for (i = 0; i < WR_LEN; i++)
+		assert_int_equal(e->buf[0x4000 + i], wr_byte(i));
+	rdma(e, in, IBV_WR_RDMA_READ, 7, AT_OFF, 0xd000, 16);
+	expect_ok(e, 7);
+	memcpy(got, e->buf + 0xd000, 16);
+	assert_int_equal(got[0], 107);
+	assert_int_equal(got[1], 42);
+}
+
+/* the responder's NIC executes it: nothing until the responder runs */
+static void nic_way(struct end *e, const struct info *in, pid_t child)
+{
+	enum ibv_wc_status st;
+
+	write_two_sges(e, in);
+	assert_int_equal(poll_one(e, 1, STALL_POLLS, &st), -1);
+	assert_int_equal(kill(child, SIGCONT), 0);
+	expect_ok(e, 1);
+	rdma(e, in, IBV_WR_RDMA_READ, 2, RD_OFF, 0, RD_LEN);
+	expect_ok(e, 2);
+	atomic(e, in, IBV_WR_ATOMIC_FETCH_AND_ADD, 3, AT_OFF, 7, 0, 100);
+	atomic(e, in, IBV_WR_ATOMIC_CMP_AND_SWP, 4, AT_OFF + 8, 5, 42, 5);
+}
+
+/* a WRITE the responder's MR does not grant fails as it always did */
+static void violation(struct end *e, const struct info *in)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf, 64, e->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 9,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE };
+	enum ibv_wc_status st;
+
+	wr.wr.rdma.remote_addr = in->ro_addr;
+	wr.wr.rdma.rkey = in->ro_rkey;
+	post(e, &wr);
+	assert_int_equal(poll_one(e, 9, HANG_POLLS, &st), 0);
+	assert_int_equal(st, IBV_WC_REM_ACCESS_ERR);
+}
+
+static void test_onesided_stopped_responder(void **state)
+{
+	const char *env = getenv("MLX5EMU_ONESIDED");
+	bool off = env && !strcmp(env, "0");
+	int to[2], from[2], status;
+	uint32_t mine[2];
+	struct info in;
+	struct end e;
+	pid_t child;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		responder(from[1], to[0]);
+	}
+	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
+	end_open(&e);
+	end_connect(&e, in.qpn, in.lid);
+	mine[0] = e.qp->qp_num;
+	mine[1] = e.lid;
+	assert_int_equal(write(to[1], mine, sizeof(mine)), sizeof(mine));
+	assert_int_equal(read(from[0], &c, 1), 1);
+
+	assert_int_equal(kill(child, SIGSTOP), 0);
+	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+	assert_true(WIFSTOPPED(status));
+	if (off) {
+		nic_way(&e, &in, child);
+	} else {
+		one_sided_ops(&e, &in);
+		assert_int_equal(kill(child, SIGCONT), 0);
+	}
+	violation(&e, &in);
+	assert_int_equal(write(to[1], "g", 1), 1);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ibv_destroy_qp(e.qp);
+	ibv_dereg_mr(e.mr);
+	ibv_dereg_mr(e.ro);
+	ibv_destroy_cq(e.cq);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	free(e.buf);
+	free(e.rbuf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_onesided_stopped_responder),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
