@@ -7,6 +7,10 @@
  * its own. With MLX5EMU_ONESIDED=0 the responder's NIC executes them, so
  * nothing completes while it is stopped.
  *
+ * With ONESIDED_TEST_UNDUMPABLE=1 the responder is not dumpable, so a
+ * requester without CAP_SYS_PTRACE may not touch its memory (as under
+ * Yama's ptrace_scope=1): its NIC executes them, as with the switch off.
+ *
  * And the responder's checks still hold: a WRITE to an MR that grants no
  * remote write gets IBV_WC_REM_ACCESS_ERR, as before.
  */
@@ -330,7 +334,8 @@ static void violation(struct end *e, const struct info *in)
 static void test_onesided_stopped_responder(void **state)
 {
 	const char *env = getenv("MLX5EMU_ONESIDED");
-	bool off = env && !strcmp(env, "0");
+	bool undumpable = getenv("ONESIDED_TEST_UNDUMPABLE");
+	bool off = (env && !strcmp(env, "0")) || undumpable;
 	int to[2], from[2], status;
 	uint32_t mine[2];
 	struct info in;
@@ -345,6 +350,8 @@ static void test_onesided_stopped_responder(void **state)
 	assert_true(child >= 0);
 	if (!child) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (undumpable)
+			prctl(PR_SET_DUMPABLE, 0);
 		responder(from[1], to[0]);
 	}
 	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
