@@ -11,8 +11,11 @@
  * requester without CAP_SYS_PTRACE may not touch its memory (as under
  * Yama's ptrace_scope=1): its NIC executes them, as with the switch off.
  *
- * And the responder's checks still hold: a WRITE to an MR that grants no
- * remote write gets IBV_WC_REM_ACCESS_ERR, as before.
+ * Then the responder runs and modifies its QP (which publishes it again):
+ * a SEND, which its NIC takes, and a WRITE after it find the PSN where
+ * the direct requests left it. And the responder's checks still hold: a
+ * WRITE to an MR that grants no remote write gets IBV_WC_REM_ACCESS_ERR,
+ * as before.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -36,6 +39,8 @@
 #define WR_OFF 0x4000 /* WRITE: two SGEs of the requester's */
 #define WR_LEN 8192
 #define AT_OFF 0x8000 /* two atomic words */
+#define SEND_OFF 0xe000 /* a SEND of 64 bytes */
+#define SEND_LEN 64
 #define HANG_POLLS 10000 /* 10 s: a hang bound, not a timing */
 #define STALL_POLLS 300 /* the NIC's way: nothing while it is stopped */
 
@@ -137,12 +142,41 @@ static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
 	a.rnr_retry = 7;
 	a.sq_psn = 0x123;
 	a.max_rd_atomic = 4;
-	assert_int_equal(ibv_modify_qp(e->qp, &a,
-				       IBV_QP_STATE | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT |
-					       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					       IBV_QP_MAX_QP_RD_ATOMIC),
-			 0);
+	assert_int_equal(
+		ibv_modify_qp(e->qp, &a,
+			      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				      IBV_QP_MAX_QP_RD_ATOMIC),
+		0);
+}
+
+/* RTS to RTS publishes the QP again; a receive for the SEND, taken */
+static void republish(struct end *e, int to, int from)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS };
+	struct ibv_sge sge = { (uintptr_t)e->buf + SEND_OFF, SEND_LEN,
+			       e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 77, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_wc wc;
+	int i, n = 0;
+	char c;
+
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE) ||
+	    ibv_post_recv(e->qp, &wr, &bad) || write(to, "k", 1) != 1 ||
+	    read(from, &c, 1) != 1)
+		_exit(8);
+	for (i = 0; i < HANG_POLLS && !n; i++) {
+		n = ibv_poll_cq(e->cq, 1, &wc);
+		if (!n)
+			usleep(1000);
+	}
+	if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.wr_id != 77 ||
+	    wc.byte_len != SEND_LEN)
+		_exit(9);
+	for (i = 0; i < SEND_LEN; i++)
+		if (e->buf[SEND_OFF + i] != 0xc3)
+			_exit(10);
 }
 
 /* the responder: checks its memory once it runs again, exits 0 if right */
@@ -161,14 +195,22 @@ static void responder(int to, int from)
 	w = (uint64_t *)(e.buf + AT_OFF);
 	w[0] = 100;
 	w[1] = 5;
-	in = (struct info){ e.qp->qp_num, e.mr->rkey, e.ro->rkey, e.lid,
-			    (uintptr_t)e.buf, (uintptr_t)e.rbuf };
+	in = (struct info){
+		.qpn = e.qp->qp_num,
+		.rkey = e.mr->rkey,
+		.ro_rkey = e.ro->rkey,
+		.lid = e.lid,
+		.addr = (uintptr_t)e.buf,
+		.ro_addr = (uintptr_t)e.rbuf,
+	};
 	if (write(to, &in, sizeof(in)) != sizeof(in) ||
 	    read(from, peer, sizeof(peer)) != sizeof(peer))
 		_exit(3);
 	end_connect(&e, peer[0], peer[1]);
 	if (write(to, "r", 1) != 1 || read(from, &c, 1) != 1)
 		_exit(4);
+	if (c == 'm')
+		republish(&e, to, from);
 	for (i = 0; i < WR_LEN; i++)
 		if (e.buf[WR_OFF + i] != wr_byte(i))
 			_exit(5);
@@ -220,25 +262,23 @@ static void rdma(struct end *e, const struct info *in, enum ibv_wr_opcode op,
 		 uint64_t wr_id, uint32_t off, uint32_t loff, uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)e->buf + loff, len, e->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = wr_id,
-				  .sg_list = &sge,
-				  .num_sge = 1,
-				  .opcode = op };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op
+	};
 
 	wr.wr.rdma.remote_addr = in->addr + off;
 	wr.wr.rdma.rkey = in->rkey;
 	post(e, &wr);
 }
 
-static void atomic(struct end *e, const struct info *in,
-		   enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off,
-		   uint64_t cmp_add, uint64_t swap, uint64_t expect_old)
+static void atomic(struct end *e, const struct info *in, enum ibv_wr_opcode op,
+		   uint64_t wr_id, uint32_t off, uint64_t cmp_add,
+		   uint64_t swap, uint64_t expect_old)
 {
 	struct ibv_sge sge = { (uintptr_t)e->buf + 0xc000, 8, e->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = wr_id,
-				  .sg_list = &sge,
-				  .num_sge = 1,
-				  .opcode = op };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op
+	};
 
 	wr.wr.atomic.remote_addr = in->addr + off;
 	wr.wr.atomic.rkey = in->rkey;
@@ -314,6 +354,26 @@ static void nic_way(struct end *e, const struct info *in, pid_t child)
 	atomic(e, in, IBV_WR_ATOMIC_CMP_AND_SWP, 4, AT_OFF + 8, 5, 42, 5);
 }
 
+/* a SEND and a WRITE after the responder published its QP again */
+static void after_republish(struct end *e, const struct info *in, int to,
+			    int from)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + SEND_OFF, SEND_LEN,
+			       e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 8, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND
+	};
+	char c;
+
+	assert_int_equal(write(to, "m", 1), 1);
+	assert_int_equal(read(from, &c, 1), 1);
+	memset(e->buf + SEND_OFF, 0xc3, SEND_LEN);
+	post(e, &wr);
+	expect_ok(e, 8);
+	write_two_sges(e, in);
+	expect_ok(e, 1);
+}
+
 /* a WRITE the responder's MR does not grant fails as it always did */
 static void violation(struct end *e, const struct info *in)
 {
@@ -371,6 +431,7 @@ static void test_onesided_stopped_responder(void **state)
 		one_sided_ops(&e, &in);
 		assert_int_equal(kill(child, SIGCONT), 0);
 	}
+	after_republish(&e, &in, to[1], from[0]);
 	violation(&e, &in);
 	assert_int_equal(write(to[1], "g", 1), 1);
 	assert_int_equal(waitpid(child, &status, 0), child);

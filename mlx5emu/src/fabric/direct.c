@@ -146,8 +146,7 @@ static void records_create(void)
 		emu_libc.close(fd);
 		return;
 	}
-	h = emu_libc.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			  0);
+	h = emu_libc.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
 		emu_libc.close(fd);
 		return;
@@ -194,7 +193,7 @@ static struct direct_qp *self_qp(unsigned int dev, uint32_t qpn)
 }
 
 void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
-		      const uint16_t *lid, unsigned int nports)
+		      const uint16_t *lid, unsigned int nports, bool new_psn)
 {
 	struct direct_qp *r = self_qp(dev, qp->qpn);
 	unsigned int p;
@@ -205,7 +204,9 @@ void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
 	r->dest_qpn = qp->dest_qpn;
 	r->pdn = qp->pdn;
 	r->access = qp->access;
-	r->resp_psn = qp->resp_psn;
+	/* else peers may have advanced it past what the NIC last saw */
+	if (new_psn || r->qpn != qp->qpn)
+		r->resp_psn = qp->resp_psn;
 	for (p = 0; p < EMU_MAX_PORTS; p++)
 		r->lid[p] = p < nports ? lid[p] : 0;
 	r->type = qp->type;
@@ -405,14 +406,13 @@ static void peer_attach(struct direct_peer *p, pid_t pid)
 		say_refused(pid, "its records", -fd);
 		return;
 	}
-	if (emu_libc.fstat(fd, &st) ||
-	    (size_t)st.st_size < DIRECT_HDR_SIZE) {
+	if (emu_libc.fstat(fd, &st) || (size_t)st.st_size < DIRECT_HDR_SIZE) {
 		emu_libc.close(fd);
 		return;
 	}
 	p->len = st.st_size;
-	p->hdr = emu_libc.mmap(NULL, p->len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, fd, 0);
+	p->hdr = emu_libc.mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
 	emu_libc.close(fd);
 	if (p->hdr == MAP_FAILED) {
 		p->hdr = NULL;
@@ -452,8 +452,7 @@ static bool req_pending(const struct nic_qp *qp)
 	return false;
 }
 
-static bool mr_in_range(const struct direct_mr *mr, uint64_t addr,
-			uint32_t len)
+static bool mr_in_range(const struct direct_mr *mr, uint64_t addr, uint32_t len)
 {
 	return addr >= mr->iova && addr - mr->iova <= mr->length &&
 	       len <= mr->length - (addr - mr->iova);
@@ -466,8 +465,7 @@ static bool mr_in_range(const struct direct_mr *mr, uint64_t addr,
 static struct direct_qp *direct_check(struct direct_hdr *h,
 				      const struct nic_qp *qp,
 				      const struct nic_pkt *pkt,
-				      const struct nic_opcode *op,
-				      uint64_t *va)
+				      const struct nic_opcode *op, uint64_t *va)
 {
 	const struct direct_mr *mr;
 	struct direct_qp *r = NULL;
@@ -548,12 +546,11 @@ static int direct_move(struct direct_peer *p, const struct nic_pkt *pkt,
 	if (op->flags & NIC_OPF_ATOMIC)
 		n = direct_atomic(p->pid, pkt, va);
 	else if (op->flags & NIC_OPF_READ)
-		n = process_vm_readv(p->pid, l, to_iovec(l, pkt->dst, pkt->ndst),
-				     &r, 1, 0);
+		n = process_vm_readv(
+			p->pid, l, to_iovec(l, pkt->dst, pkt->ndst), &r, 1, 0);
 	else
-		n = process_vm_writev(p->pid, l,
-				      to_iovec(l, pkt->src, pkt->nsrc), &r, 1,
-				      0);
+		n = process_vm_writev(
+			p->pid, l, to_iovec(l, pkt->src, pkt->nsrc), &r, 1, 0);
 	if (n == (ssize_t)pkt->len)
 		return 1;
 	return n < 0 && errno == EPERM ? -EPERM : 0;

@@ -59,8 +59,9 @@ int fabric_fds(struct pollfd *fds, int max, bool answers);
  * memory of a responder of this host. What the responder publishes for
  * its peers (dev: the device's index; the NIC lock held or not):
  */
+/* new_psn: the QP's resp_psn starts again (it enters RTR) */
 void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
-		      const uint16_t *lid, unsigned int nports);
+		      const uint16_t *lid, unsigned int nports, bool new_psn);
 /* the NIC moved the QP to state on its own (one store, no lock) */
 void fabric_direct_qp_state(unsigned int dev, const struct nic_qp *qp,
 			    enum nic_qp_state state);

@@ -78,7 +78,8 @@ pid_t fabric_peer_pid(int slot);
 /* executed in the responder's memory; false: send it the NIC's way */
 bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt);
 /* a request from a peer process, as the responder's NIC serves it */
-enum nic_ack fabric_direct_respond(struct nic_qp *qp, const struct nic_pkt *pkt);
+enum nic_ack fabric_direct_respond(struct nic_qp *qp,
+				   const struct nic_pkt *pkt);
 void fabric_direct_forget(int slot);
 void fabric_direct_atfork_child(void);
 

@@ -167,7 +167,7 @@ static struct nic_dev *dev_of(struct emu_context *ctx)
 }
 
 /* what peers of this host check before they touch the QP's memory */
-static void publish_qp(struct emu_qp *qp, const struct nic_qp *nq)
+static void publish_qp(struct emu_qp *qp, const struct nic_qp *nq, bool new_psn)
 {
 	const struct emu_device *dev = qp->uobj.ctx->dev;
 	uint16_t lid[EMU_MAX_PORTS];
@@ -175,7 +175,7 @@ static void publish_qp(struct emu_qp *qp, const struct nic_qp *nq)
 
 	for (p = 0; p < emu_cfg.nports && p < EMU_MAX_PORTS; p++)
 		lid[p] = dev->port[p].lid;
-	fabric_direct_qp(dev_index(qp->uobj.ctx), nq, lid, p);
+	fabric_direct_qp(dev_index(qp->uobj.ctx), nq, lid, p, new_psn);
 }
 
 /*
@@ -326,11 +326,13 @@ void nic_modify_qp(struct emu_qp *qp)
 {
 	struct emu_nic_qp *q = qp->nic;
 	struct nic_qp *nq;
+	bool new_psn;
 
 	if (!q)
 		return;
 	nq = &q->nq;
 	pthread_mutex_lock(&nic.lock);
+	new_psn = qp->state == EMU_QPS_RTR && nq->state < NIC_QPS_RTR;
 	nq->access = qp->access;
 	nq->qkey = qp->qkey;
 	nq->dlid = qp->ah.dlid;
@@ -371,7 +373,7 @@ void nic_modify_qp(struct emu_qp *qp)
 			nic_qp_error(nq);
 		break;
 	}
-	publish_qp(qp, nq);
+	publish_qp(qp, nq, new_psn);
 	nic_kick();
 	pthread_mutex_unlock(&nic.lock);
 }
@@ -418,9 +420,10 @@ void nic_forget_mr(struct emu_mr *mr)
 {
 	struct nic_mr m;
 
-	/* peers first: a request of theirs under way ends before */
+	/* peers first (reregistered: as it is now); a request of theirs
+	 * under way ends before */
 	if (mr_snapshot(mr, &m))
-		fabric_direct_mr(dev_index(mr->uobj.ctx), &m); /* reregistered */
+		fabric_direct_mr(dev_index(mr->uobj.ctx), &m);
 	else
 		fabric_direct_mr_gone(dev_index(mr->uobj.ctx), mr->rkey);
 	/* a WQE using it is finished once we hold the lock */
