@@ -4,7 +4,10 @@
 # quick A/B of a data path change (latency.sh measures everything).
 # A benchmark, not a test: run it on a quiet machine.
 #
-#   mlx5emu/bench/write_lat_ab.sh [-n ITERS] [-p PAIRS] [-s SIZE] A B
+#   mlx5emu/bench/write_lat_ab.sh [-n ITERS] [-p PAIRS] [-s SIZE] [-t TOOL] A B
+#
+# TOOL: ib_write_lat (default), or another perftest latency test of the
+# same output (ib_read_lat, ib_atomic_lat, ib_send_lat).
 #
 # A and B are environment assignments, space separated, given to both
 # ends, e.g. 'MLX5EMU_ONESIDED=0' 'MLX5EMU_ONESIDED=1', or
@@ -18,16 +21,20 @@ build=${BUILD_DIR:-$here/../../build}
 iters=5000
 pairs=3
 size=2
-while getopts n:p:s: opt; do
+tool=ib_write_lat
+while getopts n:p:s:t: opt; do
 	case $opt in
 	n) iters=$OPTARG ;;
 	p) pairs=$OPTARG ;;
 	s) size=$OPTARG ;;
-	*) bench_usage "[-n ITERS] [-p PAIRS] [-s SIZE] A B" ;;
+	t) tool=$OPTARG ;;
+	*) bench_usage "[-n ITERS] [-p PAIRS] [-s SIZE] [-t TOOL] A B" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || bench_usage "[-n ITERS] [-p PAIRS] [-s SIZE] A B"
+[ $# -eq 2 ] || bench_usage "[-n ITERS] [-p PAIRS] [-s SIZE] [-t TOOL] A B"
+sizearg=(-s "$size")
+[ "$tool" = ib_atomic_lat ] && sizearg=()
 bench_env "$build"
 bench_tmp
 port=$((20000 + $$ % 20000))
@@ -37,12 +44,12 @@ one() {
 	local srv
 	port=$((port + 2))
 	# shellcheck disable=SC2086
-	env $1 timeout -k 2 120 mlx5emu run -- ib_write_lat -s "$size" \
+	env $1 timeout -k 2 120 mlx5emu run -- "$tool" "${sizearg[@]}" \
 		-n "$iters" -p $port >"$tmp/server" 2>&1 &
 	srv=$!
 	sleep 1
 	# shellcheck disable=SC2086
-	env $1 timeout -k 2 120 mlx5emu run -- ib_write_lat -s "$size" \
+	env $1 timeout -k 2 120 mlx5emu run -- "$tool" "${sizearg[@]}" \
 		-n "$iters" -p $port localhost >"$tmp/client" 2>&1 || true
 	wait $srv || true
 	awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { print $5, $8 }' "$tmp/client"
@@ -59,7 +66,7 @@ for ((i = 1; i <= pairs; i++)); do
 		echo "pair $i, $side ($env): typical ${t:-?} us, 99% ${p:-?} us" >&2
 	done
 done
-echo "$(nproc) CPUs, $(uname -r), ib_write_lat -s $size -n $iters," \
+echo "$(nproc) CPUs, $(uname -r), $tool ${sizearg[*]} -n $iters," \
 	"$pairs interleaved pairs, $(date -u +%F)"
 echo
 echo "| | settings | typical, us | 99%, us |"
