@@ -16,6 +16,9 @@
  * the direct requests left it. And the responder's checks still hold: a
  * WRITE to an MR that grants no remote write gets IBV_WC_REM_ACCESS_ERR,
  * as before.
+ *
+ * Atomics of the requester's NIC and of the responder's own are atomic
+ * with respect to each other (test_onesided_atomics_race).
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -71,15 +74,25 @@ static uint8_t wr_byte(size_t i)
 	return (i * 13 + 1) & 0xff;
 }
 
-static void end_open(struct end *e)
+static struct ibv_qp *qp_new(struct end *e)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
 		.cap = { .max_send_wr = 16,
 			 .max_recv_wr = 16,
 			 .max_send_sge = 2,
 			 .max_recv_sge = 1 },
 	};
+	struct ibv_qp *qp = ibv_create_qp(e->pd, &init);
+
+	assert_non_null(qp);
+	return qp;
+}
+
+static void end_open(struct end *e)
+{
 	struct ibv_port_attr port;
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
@@ -89,9 +102,7 @@ static void end_open(struct end *e)
 	assert_non_null(e->pd);
 	e->cq = ibv_create_cq(e->ctx, 32, NULL, NULL, 0);
 	assert_non_null(e->cq);
-	init.send_cq = init.recv_cq = e->cq;
-	e->qp = ibv_create_qp(e->pd, &init);
-	assert_non_null(e->qp);
+	e->qp = qp_new(e);
 	assert_int_equal(posix_memalign((void **)&e->buf, 4096, MEM), 0);
 	assert_int_equal(posix_memalign((void **)&e->rbuf, 4096, MEM), 0);
 	memset(e->buf, 0, MEM);
@@ -104,7 +115,7 @@ static void end_open(struct end *e)
 	e->lid = port.lid;
 }
 
-static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
+static void qp_connect(struct ibv_qp *qp, uint32_t qpn, uint16_t lid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -114,7 +125,7 @@ static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	assert_int_equal(ibv_modify_qp(e->qp, &a,
+	assert_int_equal(ibv_modify_qp(qp, &a,
 				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					       IBV_QP_PORT |
 					       IBV_QP_ACCESS_FLAGS),
@@ -128,7 +139,7 @@ static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
 	a.min_rnr_timer = 12;
 	a.ah_attr.dlid = lid;
 	a.ah_attr.port_num = 1;
-	assert_int_equal(ibv_modify_qp(e->qp, &a,
+	assert_int_equal(ibv_modify_qp(qp, &a,
 				       IBV_QP_STATE | IBV_QP_AV |
 					       IBV_QP_PATH_MTU |
 					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -143,7 +154,7 @@ static void end_connect(struct end *e, uint32_t qpn, uint16_t lid)
 	a.sq_psn = 0x123;
 	a.max_rd_atomic = 4;
 	assert_int_equal(
-		ibv_modify_qp(e->qp, &a,
+		ibv_modify_qp(qp, &a,
 			      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 				      IBV_QP_MAX_QP_RD_ATOMIC),
@@ -206,7 +217,7 @@ static void responder(int to, int from)
 	if (write(to, &in, sizeof(in)) != sizeof(in) ||
 	    read(from, peer, sizeof(peer)) != sizeof(peer))
 		_exit(3);
-	end_connect(&e, peer[0], peer[1]);
+	qp_connect(e.qp, peer[0], peer[1]);
 	if (write(to, "r", 1) != 1 || read(from, &c, 1) != 1)
 		_exit(4);
 	if (c == 'm')
@@ -416,7 +427,7 @@ static void test_onesided_stopped_responder(void **state)
 	}
 	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
 	end_open(&e);
-	end_connect(&e, in.qpn, in.lid);
+	qp_connect(e.qp, in.qpn, in.lid);
 	mine[0] = e.qp->qp_num;
 	mine[1] = e.lid;
 	assert_int_equal(write(to[1], mine, sizeof(mine)), sizeof(mine));
@@ -447,10 +458,121 @@ static void test_onesided_stopped_responder(void **state)
 	free(e.rbuf);
 }
 
+/*
+ * Atomics stay atomic whichever NIC executes them: the responder's NIC
+ * adds RACE_ADDS to a word through a QP pair of its own process while
+ * the requester's NIC adds as many straight in its memory.
+ */
+#define RACE_ADDS 20000
+#define RACE_BATCH 8
+
+/* n fetch-and-adds of 1 to addr/rkey through qp, RACE_BATCH at a time */
+static void adds(struct end *e, struct ibv_qp *qp, uint64_t addr, uint32_t rkey,
+		 int n)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + 0xc000, 8, e->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[RACE_BATCH];
+	int posted = 0, done = 0, i, k;
+
+	wr.wr.atomic.remote_addr = addr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = 1;
+	while (done < n) {
+		while (posted < n && posted - done < RACE_BATCH) {
+			assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
+			posted++;
+		}
+		k = ibv_poll_cq(e->cq, RACE_BATCH, wc);
+		assert_true(k >= 0);
+		for (i = 0; i < k; i++)
+			assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		done += k;
+	}
+}
+
+/* the responder: adds through its loopback pair, then checks the sum */
+static void race_responder(int to, int from)
+{
+	volatile uint64_t *w;
+	struct ibv_qp *lo[2];
+	struct info in;
+	struct end e;
+	uint32_t peer[2];
+	char c;
+
+	end_open(&e);
+	w = (uint64_t *)(e.buf + AT_OFF);
+	lo[0] = qp_new(&e);
+	lo[1] = qp_new(&e);
+	in = (struct info){ .qpn = e.qp->qp_num,
+			    .rkey = e.mr->rkey,
+			    .lid = e.lid,
+			    .addr = (uintptr_t)e.buf };
+	if (write(to, &in, sizeof(in)) != sizeof(in) ||
+	    read(from, peer, sizeof(peer)) != sizeof(peer))
+		_exit(3);
+	qp_connect(e.qp, peer[0], peer[1]);
+	qp_connect(lo[0], lo[1]->qp_num, e.lid);
+	qp_connect(lo[1], lo[0]->qp_num, e.lid);
+	if (write(to, "r", 1) != 1 || read(from, &c, 1) != 1)
+		_exit(4);
+	adds(&e, lo[0], in.addr + AT_OFF, e.mr->rkey, RACE_ADDS);
+	if (read(from, &c, 1) != 1)
+		_exit(5);
+	_exit(*w == 2 * RACE_ADDS ? 0 : 6);
+}
+
+static void test_onesided_atomics_race(void **state)
+{
+	int to[2], from[2], status;
+	uint32_t mine[2];
+	struct info in;
+	struct end e;
+	pid_t child;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		race_responder(from[1], to[0]);
+	}
+	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
+	end_open(&e);
+	qp_connect(e.qp, in.qpn, in.lid);
+	mine[0] = e.qp->qp_num;
+	mine[1] = e.lid;
+	assert_int_equal(write(to[1], mine, sizeof(mine)), sizeof(mine));
+	assert_int_equal(read(from[0], &c, 1), 1);
+	assert_int_equal(write(to[1], "g", 1), 1);
+	adds(&e, e.qp, in.addr + AT_OFF, in.rkey, RACE_ADDS);
+	assert_int_equal(write(to[1], "d", 1), 1);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ibv_destroy_qp(e.qp);
+	ibv_dereg_mr(e.mr);
+	ibv_dereg_mr(e.ro);
+	ibv_destroy_cq(e.cq);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	free(e.buf);
+	free(e.rbuf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_onesided_stopped_responder),
+		cmocka_unit_test(test_onesided_atomics_race),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
