@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -190,8 +191,60 @@ static void republish(struct end *e, int to, int from)
 			_exit(10);
 }
 
+/*
+ * The payload the process's QPs moved, as `mlx5emu stat` counts it: the
+ * responder's count includes what the requesters moved in its memory.
+ */
+static void traffic_total(unsigned long long *rd, unsigned long long *wr)
+{
+	char cmd[512], line[1024], *p;
+	FILE *f;
+
+	*rd = *wr = 0;
+	snprintf(cmd, sizeof(cmd), "%s stat --machine --pid=%d", MLX5EMU_BIN,
+		 getpid());
+	f = popen(cmd, "r");
+	if (!f)
+		_exit(11);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "traffic ", 8) || !strstr(line, " qpn=all "))
+			continue;
+		p = strstr(line, " payload_read=");
+		if (p)
+			*rd = strtoull(p + strlen(" payload_read="), NULL, 10);
+		p = strstr(line, " payload_written=");
+		if (p)
+			*wr = strtoull(p + strlen(" payload_written="), NULL,
+				       10);
+	}
+	pclose(f);
+}
+
+/*
+ * one_sided_ops(): READs of RD_LEN, WR_LEN and 16 bytes, three atomics;
+ * nic_way(): a READ of RD_LEN, two atomics. Then two WRITEs and a SEND.
+ */
+static void check_traffic(struct end *e, bool nic_way)
+{
+	unsigned long long rd, wr;
+	unsigned int atomics = nic_way ? 2 : 3;
+	unsigned long long resp_read =
+		RD_LEN + (nic_way ? 0 : WR_LEN + 16) + atomics * 8;
+	unsigned long long resp_written = 2 * WR_LEN + atomics * 8 + SEND_LEN;
+
+	/* a destroyed QP's counts are written out at once */
+	if (ibv_destroy_qp(e->qp))
+		_exit(12);
+	traffic_total(&rd, &wr);
+	if (rd != resp_read || wr != resp_written) {
+		fprintf(stderr, "responder counted read %llu written %llu\n",
+			rd, wr);
+		_exit(13);
+	}
+}
+
 /* the responder: checks its memory once it runs again, exits 0 if right */
-static void responder(int to, int from)
+static void responder(int to, int from, bool nic_way)
 {
 	uint64_t *w;
 	struct info in;
@@ -230,6 +283,7 @@ static void responder(int to, int from)
 	for (i = 0; i < MEM; i++)
 		if (e.rbuf[i] != 0x5a)
 			_exit(7);
+	check_traffic(&e, nic_way);
 	_exit(0);
 }
 
@@ -423,7 +477,7 @@ static void test_onesided_stopped_responder(void **state)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (undumpable)
 			prctl(PR_SET_DUMPABLE, 0);
-		responder(from[1], to[0]);
+		responder(from[1], to[0], off);
 	}
 	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
 	end_open(&e);

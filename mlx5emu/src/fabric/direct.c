@@ -70,6 +70,8 @@ struct direct_qp {
 	uint16_t lid[EMU_MAX_PORTS]; /* its device's */
 	uint8_t state; /* enum nic_qp_state */
 	uint8_t type;
+	/* what peers moved, for the owner's `mlx5emu stat`, taken there */
+	uint64_t dma_read, dma_write;
 };
 
 struct direct_mr {
@@ -93,6 +95,7 @@ struct direct_hdr {
 	uint32_t ndev;
 	uint32_t pad;
 	uint64_t self; /* where the owner maps it: the peers' probe */
+	uint32_t counted; /* peers counted traffic the owner has not taken */
 	pthread_mutex_t lock;
 };
 
@@ -211,8 +214,37 @@ void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
 		r->lid[p] = p < nports ? lid[p] : 0;
 	r->type = qp->type;
 	r->state = qp->state;
+	if (r->qpn != qp->qpn)
+		r->dma_read = r->dma_write = 0;
 	r->qpn = qp->qpn;
 	pthread_mutex_unlock(&self.hdr->lock);
+}
+
+void fabric_direct_qp_counts(unsigned int dev, const struct nic_qp *qp,
+			     uint64_t *dma_read, uint64_t *dma_write)
+{
+	struct direct_hdr *h = __atomic_load_n(&self.hdr, __ATOMIC_ACQUIRE);
+	struct direct_qp *r;
+
+	*dma_read = *dma_write = 0;
+	if (!h || dev >= h->ndev)
+		return;
+	r = &records_dev(h, dev)->qp[qp->qpn & (DIRECT_QPS - 1)];
+	if (r->qpn != qp->qpn)
+		return;
+	*dma_read = __atomic_exchange_n(&r->dma_read, 0, __ATOMIC_RELAXED);
+	*dma_write = __atomic_exchange_n(&r->dma_write, 0, __ATOMIC_RELAXED);
+}
+
+bool fabric_direct_counted(bool clear)
+{
+	struct direct_hdr *h = __atomic_load_n(&self.hdr, __ATOMIC_ACQUIRE);
+
+	if (!h)
+		return false;
+	if (clear)
+		return __atomic_exchange_n(&h->counted, 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&h->counted, __ATOMIC_RELAXED);
 }
 
 /* the NIC moved it to ERR: one store, whatever lock is held */
@@ -556,6 +588,19 @@ static int direct_move(struct direct_peer *p, const struct nic_pkt *pkt,
 	return n < 0 && errno == EPERM ? -EPERM : 0;
 }
 
+/* the PSN taken, and the responder's counts (responder.c's) */
+static void direct_done(struct direct_hdr *h, struct direct_qp *r,
+			const struct nic_pkt *pkt, const struct nic_opcode *op)
+{
+	__atomic_store_n(&r->resp_psn, (pkt->psn + 1) & NIC_PSN_MASK,
+			 __ATOMIC_RELEASE);
+	if (op->flags & (NIC_OPF_READ | NIC_OPF_ATOMIC))
+		__atomic_fetch_add(&r->dma_read, pkt->len, __ATOMIC_RELAXED);
+	if (!(op->flags & NIC_OPF_READ) || (op->flags & NIC_OPF_ATOMIC))
+		__atomic_fetch_add(&r->dma_write, pkt->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->counted, 1, __ATOMIC_RELAXED);
+}
+
 bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt)
 {
 	const struct nic_opcode *op = nic_opcode(pkt->opcode);
@@ -576,8 +621,7 @@ bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt)
 	if (r)
 		done = direct_move(p, pkt, op, va);
 	if (done > 0)
-		__atomic_store_n(&r->resp_psn, (pkt->psn + 1) & NIC_PSN_MASK,
-				 __ATOMIC_RELEASE);
+		direct_done(p->hdr, r, pkt, op);
 	pthread_mutex_unlock(&p->hdr->lock);
 	if (done == -EPERM) {
 		say_refused(p->pid, "process_vm_writev", EPERM);

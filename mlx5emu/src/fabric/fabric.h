@@ -66,6 +66,11 @@ void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
 void fabric_direct_qp_state(unsigned int dev, const struct nic_qp *qp,
 			    enum nic_qp_state state);
 void fabric_direct_qp_gone(unsigned int dev, const struct nic_qp *qp);
+/* what peers moved for the QP since the last call (its stat counters) */
+void fabric_direct_qp_counts(unsigned int dev, const struct nic_qp *qp,
+			     uint64_t *dma_read, uint64_t *dma_write);
+/* whether peers counted anything since it was cleared (clear: now) */
+bool fabric_direct_counted(bool clear);
 void fabric_direct_mr(unsigned int dev, const struct nic_mr *mr);
 /* the MR is gone: no peer touches its memory once this returns */
 void fabric_direct_mr_gone(unsigned int dev, uint32_t key);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "glue.h"
+#include "fabric/fabric.h"
 
 #define NIC_MAX_RINGS 1024
 
@@ -197,12 +198,14 @@ void nic_doorbell_watch(struct emu_nic_qp *q)
 
 bool nic_doorbell_dirty(void)
 {
-	return doorbells.dirty;
+	/* peers' one-sided requests moved our QPs' counts (fabric/direct.c) */
+	return doorbells.dirty || fabric_direct_counted(false);
 }
 
 void nic_doorbell_clean(void)
 {
 	doorbells.dirty = false;
+	fabric_direct_counted(true);
 }
 
 void nic_doorbell_forget(void)
@@ -210,6 +213,16 @@ void nic_doorbell_forget(void)
 	doorbells.nrings = 0;
 	doorbells.dirty = false;
 	memset(&doorbells.total, 0, sizeof(doorbells.total));
+}
+
+/* what peers' one-sided requests moved, taken into q's counts */
+static void take_direct(struct emu_nic_qp *q)
+{
+	uint64_t rd, wr;
+
+	fabric_direct_qp_counts(q->nq.dev->index, &q->nq, &rd, &wr);
+	q->nq.cnt.dma_read += rd;
+	q->nq.cnt.dma_write += wr;
 }
 
 static void counters_add(struct nic_counters *to, const struct nic_counters *c)
@@ -254,6 +267,7 @@ void nic_doorbell_retire(struct emu_nic_qp *q)
 {
 	uint64_t bf, blocks;
 
+	take_direct(q);
 	doorbells.total.gone_rings += qp_rings(q, &bf, &blocks, true);
 	counters_add(&doorbells.total.gone, &q->nq.cnt);
 	doorbells.dirty = true;
@@ -286,6 +300,7 @@ static void qp_traffic(FILE *f, int pid, struct emu_context *ctx,
 	uint64_t bf, blocks, rings = qp_rings(q, &bf, &blocks, false);
 	char who[64];
 
+	take_direct(q);
 	snprintf(who, sizeof(who), "pid=%d ctx=%u qpn=0x%x", pid, ctx->id,
 		 q->qp->qpn);
 	traffic_write(f, who, rings, bf, blocks, &q->nq.cnt);
@@ -335,6 +350,7 @@ void nic_stat_write_traffic(FILE *f, int pid)
 		struct emu_nic_qp *q =
 			container_of(pos, struct emu_nic_qp, node);
 
+		take_direct(q);
 		counters_add(&all, &q->nq.cnt);
 		rings += qp_rings(q, &bf, &blocks, false);
 	}
