@@ -33,7 +33,9 @@
  * into memory after ibv_dereg_mr returned) and by its own NIC around an
  * atomic it executes: atomics of its NIC and of every direct requester
  * on its memory are atomic with respect to each other, as HCA atomics
- * are (IBV_ATOMIC_HCA), not with respect to the CPU.
+ * are (IBV_ATOMIC_HCA), not with respect to the CPU. The owner waits at
+ * most DIRECT_WAIT_MS for it: a peer stopped while it held it must not
+ * stop this process (the stopped peer cannot move meanwhile).
  *
  * Under fault injection nothing is published and nothing goes direct:
  * packets are lost and answers dropped where they are today. Across
@@ -49,6 +51,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fabric_loc.h"
@@ -60,6 +63,7 @@
 #define DIRECT_QPS 0x10000 /* by qpn & 0xffff: all QPNs of a slot */
 #define DIRECT_MRS 0x10000 /* by mkey index: others go the NIC's way */
 #define DIRECT_HDR_SIZE 4096
+#define DIRECT_WAIT_MS 100 /* the longest the owner waits for a peer */
 
 struct direct_qp {
 	uint32_t qpn; /* 0: none */
@@ -121,15 +125,46 @@ static struct {
 	size_t len;
 } self = { PTHREAD_MUTEX_INITIALIZER, false, -1, NULL, 0 };
 
-static int records_lock(struct direct_hdr *h, bool wait)
+/* a peer's side: a busy lock sends the request the NIC's way */
+static int records_try(struct direct_hdr *h)
 {
-	int r = wait ? pthread_mutex_lock(&h->lock) :
-		       pthread_mutex_trylock(&h->lock);
+	int r = pthread_mutex_trylock(&h->lock);
 
 	/* its holder died: the records are as consistent as its stores */
 	if (r == EOWNERDEAD)
 		r = pthread_mutex_consistent(&h->lock);
 	return r;
+}
+
+/*
+ * The owner's side: a peer holds the lock for one request's check and
+ * copy, unless it was stopped (SIGSTOP, a debugger) just then. A stopped
+ * peer must not hold up this process's verbs and NIC: after
+ * DIRECT_WAIT_MS go on without the lock (false), as the peer cannot move
+ * while it stays stopped.
+ */
+static bool records_hold(struct direct_hdr *h)
+{
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += DIRECT_WAIT_MS * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	r = pthread_mutex_timedlock(&h->lock, &ts);
+	if (r == EOWNERDEAD)
+		r = pthread_mutex_consistent(&h->lock);
+	if (r)
+		emu_trace("fabric: one-sided records: a peer holds them (%s)",
+			  strerror(r));
+	return !r;
+}
+
+static void records_release(struct direct_hdr *h, bool held)
+{
+	if (held)
+		pthread_mutex_unlock(&h->lock);
 }
 
 static void records_create(void)
@@ -200,10 +235,11 @@ void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
 {
 	struct direct_qp *r = self_qp(dev, qp->qpn);
 	unsigned int p;
+	bool held;
 
 	if (!r)
 		return;
-	records_lock(self.hdr, true);
+	held = records_hold(self.hdr);
 	r->dest_qpn = qp->dest_qpn;
 	r->pdn = qp->pdn;
 	r->access = qp->access;
@@ -217,7 +253,7 @@ void fabric_direct_qp(unsigned int dev, const struct nic_qp *qp,
 	if (r->qpn != qp->qpn)
 		r->dma_read = r->dma_write = 0;
 	r->qpn = qp->qpn;
-	pthread_mutex_unlock(&self.hdr->lock);
+	records_release(self.hdr, held);
 }
 
 void fabric_direct_qp_counts(unsigned int dev, const struct nic_qp *qp,
@@ -260,12 +296,13 @@ void fabric_direct_qp_state(unsigned int dev, const struct nic_qp *qp,
 void fabric_direct_qp_gone(unsigned int dev, const struct nic_qp *qp)
 {
 	struct direct_qp *r = self_qp(dev, qp->qpn);
+	bool held;
 
 	if (!r || r->qpn != qp->qpn)
 		return;
-	records_lock(self.hdr, true);
+	held = records_hold(self.hdr);
 	memset(r, 0, sizeof(*r));
-	pthread_mutex_unlock(&self.hdr->lock);
+	records_release(self.hdr, held);
 }
 
 /* mr NULL: the MR of that key is gone */
@@ -273,12 +310,13 @@ static void publish_mr(unsigned int dev, uint32_t key, const struct nic_mr *mr)
 {
 	struct direct_hdr *h = records();
 	struct direct_mr *r;
+	bool held;
 
 	if (!h || dev >= h->ndev || (key >> 8) >= DIRECT_MRS)
 		return;
 	r = &records_dev(h, dev)->mr[key >> 8];
 	/* a peer's request under way ends before the MR may go */
-	records_lock(h, true);
+	held = records_hold(h);
 	if (mr) {
 		r->rkey = mr->rkey;
 		r->pdn = mr->pdn;
@@ -289,7 +327,7 @@ static void publish_mr(unsigned int dev, uint32_t key, const struct nic_mr *mr)
 	} else if (r->rkey == key) {
 		memset(r, 0, sizeof(*r));
 	}
-	pthread_mutex_unlock(&h->lock);
+	records_release(h, held);
 }
 
 void fabric_direct_mr(unsigned int dev, const struct nic_mr *mr)
@@ -312,6 +350,7 @@ enum nic_ack fabric_direct_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	struct direct_hdr *h = __atomic_load_n(&self.hdr, __ATOMIC_ACQUIRE);
 	bool atomic = op && (op->flags & NIC_OPF_ATOMIC);
 	struct direct_qp *r = NULL;
+	bool held = false;
 	enum nic_ack ack;
 
 	if (!h)
@@ -324,10 +363,9 @@ enum nic_ack fabric_direct_respond(struct nic_qp *qp, const struct nic_pkt *pkt)
 	if (r && nic_qp_transport(qp)->reliable)
 		qp->resp_psn = __atomic_load_n(&r->resp_psn, __ATOMIC_ACQUIRE);
 	if (atomic)
-		records_lock(h, true);
+		held = records_hold(h);
 	ack = nic_respond(qp, pkt);
-	if (atomic)
-		pthread_mutex_unlock(&h->lock);
+	records_release(h, held);
 	if (r && nic_qp_transport(qp)->reliable)
 		__atomic_store_n(&r->resp_psn, qp->resp_psn, __ATOMIC_RELEASE);
 	return ack;
@@ -615,7 +653,7 @@ bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt)
 	    req_pending(qp))
 		return false;
 	p = peer_get(slot);
-	if (!p || records_lock(p->hdr, false))
+	if (!p || records_try(p->hdr))
 		return false;
 	r = direct_check(p->hdr, qp, pkt, op, &va);
 	if (r)
