@@ -61,7 +61,7 @@ struct end {
 /* what the responder tells the requester */
 struct info {
 	uint32_t qpn, rkey, ro_rkey;
-	uint16_t lid;
+	uint32_t lid; /* no padding: it goes through a pipe whole */
 	uint64_t addr, ro_addr;
 };
 
