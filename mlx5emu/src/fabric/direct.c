@@ -221,6 +221,15 @@ static struct direct_hdr *records(void)
 	return self.hdr;
 }
 
+/*
+ * The NIC starts (at the first CQ or QP, so before a peer can know a QPN
+ * of ours): a peer that finds no records then is offered none.
+ */
+void fabric_direct_init(void)
+{
+	records();
+}
+
 static struct direct_qp *self_qp(unsigned int dev, uint32_t qpn)
 {
 	struct direct_hdr *h = records();

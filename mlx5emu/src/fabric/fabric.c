@@ -118,6 +118,8 @@ int fabric_init(const struct fabric_nic_ops *ops)
 {
 	fabric.nic = ops;
 	fabric_qpn_base();
+	/* before a peer learns a QPN of ours, so none finds them missing */
+	fabric_direct_init();
 	return 0;
 }
 

@@ -80,6 +80,7 @@ bool fabric_direct_xmit(int slot, struct nic_qp *qp, const struct nic_pkt *pkt);
 /* a request from a peer process, as the responder's NIC serves it */
 enum nic_ack fabric_direct_respond(struct nic_qp *qp,
 				   const struct nic_pkt *pkt);
+void fabric_direct_init(void);
 void fabric_direct_forget(int slot);
 void fabric_direct_atfork_child(void);
 
