@@ -5,6 +5,7 @@
  * rule, and a create/destroy loop that must not leak fds or memory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -274,6 +279,54 @@ static void mr_keys_and_cq_size(void **state)
 	assert_int_equal(ibv_close_device(ctx), 0);
 }
 
+/*
+ * Memory under the application's own userfaultfd (issue 37, D4): the
+ * kernel cannot fault in a missing page to pin it, since only the
+ * application's handler could, and refuses the MR with EFAULT; pages
+ * already there pin. Skipped where userfaultfd cannot be had.
+ */
+static void mr_over_userfaultfd(void **state)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct ibv_context *ctx = emu_test_open();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	long ps = sysconf(_SC_PAGESIZE);
+	struct uffdio_register reg;
+	struct ibv_mr *mr;
+	char *mem;
+	int uffd;
+
+	(void)state;
+	assert_non_null(pd);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | 1 /* USER_MODE_ONLY */);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		ibv_dealloc_pd(pd);
+		ibv_close_device(ctx);
+		skip();
+	}
+	mem = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	/* the first two pages are there, the last two missing */
+	memset(mem, 1, 2 * ps);
+	reg = (struct uffdio_register){
+		.range = { (uintptr_t)mem, 4 * ps },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	assert_int_equal(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+	assert_null(ibv_reg_mr(pd, mem, 4 * ps, IBV_ACCESS_LOCAL_WRITE));
+	assert_int_equal(errno, EFAULT);
+	assert_null(ibv_reg_mr(pd, mem + ps, 2 * ps, IBV_ACCESS_LOCAL_WRITE));
+	assert_int_equal(errno, EFAULT);
+	mr = ibv_reg_mr(pd, mem, 2 * ps, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	close(uffd);
+	munmap(mem, 4 * ps);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
 /* Unsupported things answer like a kernel without them. */
 static void unsupported(void **state)
 {
@@ -498,6 +551,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rc_pair_to_rts),
 		cmocka_unit_test(modify_rules),
 		cmocka_unit_test(mr_keys_and_cq_size),
+		cmocka_unit_test(mr_over_userfaultfd),
 		cmocka_unit_test(unsupported),
 		cmocka_unit_test(port_speed),
 		cmocka_unit_test(threads),

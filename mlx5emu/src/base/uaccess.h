@@ -13,6 +13,11 @@
  */
 bool emu_access_ok(uint64_t addr, uint64_t len, int prot);
 int emu_copy_from_user(void *dst, const void *src, size_t len);
+/*
+ * pin_check.c: 0, or -EFAULT where pinning the range (for writing) would
+ * fault to the application's own userfaultfd
+ */
+int emu_pin_check(uint64_t addr, uint64_t len, bool write);
 /* device memory (UAR mappings), which no range may touch: set at load */
 void emu_access_set_io_check(bool (*mapped)(uint64_t addr, uint64_t len));
 

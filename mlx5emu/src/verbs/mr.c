@@ -27,7 +27,9 @@ static int check_mapped(uint64_t start, uint64_t length, uint32_t access)
 	    (IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
 	     IB_UVERBS_ACCESS_REMOTE_ATOMIC))
 		prot |= PROT_WRITE;
-	return emu_access_ok(start, length, prot) ? 0 : -EFAULT;
+	if (!emu_access_ok(start, length, prot))
+		return -EFAULT;
+	return emu_pin_check(start, length, prot & PROT_WRITE);
 }
 
 /* ib_check_mr_access(), then what this device lacks (ODP, zero-based, MW) */
