@@ -136,8 +136,9 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 
 		snprintf(b->err, b->errlen,
 			 "ibv_alloc_td(sharing=%u%s) for endpoint %u: %s",
-			 e->l.td_level, b->o->td_fallback ? ", max_sharing=3" : "",
-			 q, strerror(err));
+			 e->l.td_level,
+			 b->o->td_fallback ? ", max_sharing=3" : "", q,
+			 strerror(err));
 		/* what the device or library cannot give, not a failure */
 		return err == EOPNOTSUPP || err == EINVAL || err == ENOMEM ?
 			       PERFTEST_EXIT_UNAVAILABLE :

@@ -123,7 +123,8 @@ static void new_app_on_old_library(void **state)
 	assert_int_equal(errno, EINVAL);
 
 	/* the fallback too, and nothing is written back */
-	attr.comp_mask = IBV_TD_INIT_ATTR_SHARING | IBV_TD_INIT_ATTR_MAX_SHARING;
+	attr.comp_mask =
+		IBV_TD_INIT_ATTR_SHARING | IBV_TD_INIT_ATTR_MAX_SHARING;
 	attr.max_sharing = IBV_TD_SHARING_REGISTER;
 	errno = 0;
 	assert_null(ibv_alloc_td(ctx, &attr));

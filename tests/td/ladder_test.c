@@ -143,10 +143,10 @@ static void assert_mix(const struct plan_mix *want, const struct plan_mix *got)
 {
 	unsigned int i;
 
-	print_message("levels 1/2/3/failed: predicted %u/%u/%u/%u, got %u/%u/%u/%u\n",
-		      want->level[1], want->level[2], want->level[3],
-		      want->failed, got->level[1], got->level[2],
-		      got->level[3], got->failed);
+	print_message(
+		"levels 1/2/3/failed: predicted %u/%u/%u/%u, got %u/%u/%u/%u\n",
+		want->level[1], want->level[2], want->level[3], want->failed,
+		got->level[1], got->level[2], got->level[3], got->failed);
 	for (i = 1; i <= 3; i++)
 		assert_int_equal(want->level[i], got->level[i]);
 	assert_int_equal(want->failed, got->failed);
@@ -214,8 +214,8 @@ static void no_fallback_unchanged(void **state)
 	}
 	for (l->n = 0; l->n < MAX_TDS; l->n++) {
 		/* max_sharing 0: the level asked for only, written back */
-		l->tds[l->n] = td_alloc_max(l->ctx, IBV_TD_SHARING_NONE, 0,
-					    &granted);
+		l->tds[l->n] =
+			td_alloc_max(l->ctx, IBV_TD_SHARING_NONE, 0, &granted);
 		if (!l->tds[l->n])
 			break;
 		assert_int_equal(granted, IBV_TD_SHARING_NONE);
@@ -242,8 +242,8 @@ static void exhaustion(void **state)
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(l->n, 2 * l->budget);
 
-	td = td_alloc_max(l->ctx, IBV_TD_SHARING_NONE,
-			  IBV_TD_SHARING_REGISTER, &granted);
+	td = td_alloc_max(l->ctx, IBV_TD_SHARING_NONE, IBV_TD_SHARING_REGISTER,
+			  &granted);
 	assert_null(td);
 	assert_int_equal(errno, ENOMEM);
 	assert_null(td_alloc(l->ctx, IBV_TD_SHARING_REGISTER));
@@ -320,13 +320,13 @@ static void errnos(void **state)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_null(td_alloc_max(l->ctx, bad[i][0], bad[i][1],
-					 &granted));
+		assert_null(
+			td_alloc_max(l->ctx, bad[i][0], bad[i][1], &granted));
 		assert_int_equal(errno, EINVAL);
 	}
 	/* an unknown level stays EOPNOTSUPP, an unknown bit EINVAL */
-	assert_null(td_alloc_max(l->ctx, IBV_TD_SHARING_REGISTER + 1, 0,
-				 &granted));
+	assert_null(
+		td_alloc_max(l->ctx, IBV_TD_SHARING_REGISTER + 1, 0, &granted));
 	assert_int_equal(errno, EOPNOTSUPP);
 	attr.comp_mask |= IBV_TD_INIT_ATTR_MAX_SHARING << 1;
 	assert_null(ibv_alloc_td(l->ctx, &attr));

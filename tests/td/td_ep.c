@@ -29,8 +29,8 @@ struct ibv_td *td_alloc_max(struct ibv_context *ctx, uint32_t level,
 			    uint32_t max, uint32_t *granted)
 {
 	struct ibv_td_init_attr attr = {
-		.comp_mask = IBV_TD_INIT_ATTR_SHARING |
-			     IBV_TD_INIT_ATTR_MAX_SHARING,
+		.comp_mask =
+			IBV_TD_INIT_ATTR_SHARING | IBV_TD_INIT_ATTR_MAX_SHARING,
 		.sharing = level,
 		.max_sharing = max,
 	};

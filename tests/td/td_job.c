@@ -130,7 +130,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || !r || (r->threads = atoi(argv[1])) < 2 ||
 	    r->threads > MAX_THREADS || r->threads % 2) {
-		fprintf(stderr, "usage: td_job THREADS(even, 2..%d) FALLBACK [DIR]\n",
+		fprintf(stderr,
+			"usage: td_job THREADS(even, 2..%d) FALLBACK [DIR]\n",
 			MAX_THREADS);
 		return 2;
 	}

@@ -59,8 +59,8 @@ const char *td_link_write(struct td_link *from, struct td_link *to,
 			  unsigned int seed)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)from->buf,
-		.length = sizeof(from->buf),
+		.addr = (uintptr_t)from->buf[0],
+		.length = TD_LINK_BUF,
 		.lkey = from->mr->lkey,
 	};
 	struct ibv_send_wr wr = {
@@ -69,7 +69,7 @@ const char *td_link_write(struct td_link *from, struct td_link *to,
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = (uintptr_t)to->buf,
+		.wr.rdma = { .remote_addr = (uintptr_t)to->buf[1],
 			     .rkey = to->mr->rkey },
 	};
 	struct timespec start, now;
@@ -78,9 +78,9 @@ const char *td_link_write(struct td_link *from, struct td_link *to,
 	unsigned int i;
 	int n;
 
-	for (i = 0; i < sizeof(from->buf); i++)
-		from->buf[i] = (unsigned char)(seed * 31 + i);
-	memset(to->buf, 0, sizeof(to->buf));
+	for (i = 0; i < TD_LINK_BUF; i++)
+		from->buf[0][i] = (unsigned char)(seed * 31 + i);
+	memset(to->buf[1], 0, TD_LINK_BUF);
 	if (ibv_post_send(from->qp, &wr, &bad))
 		return "ibv_post_send failed";
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -93,7 +93,7 @@ const char *td_link_write(struct td_link *from, struct td_link *to,
 		return "ibv_poll_cq failed";
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != seed)
 		return "bad completion";
-	if (memcmp(from->buf, to->buf, sizeof(from->buf)))
+	if (memcmp(from->buf[0], to->buf[1], TD_LINK_BUF))
 		return "data mismatch";
 	return NULL;
 }

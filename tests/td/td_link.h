@@ -17,7 +17,8 @@ struct td_link {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	unsigned char buf[TD_LINK_BUF];
+	/* what this link writes, and what its peer writes here */
+	unsigned char buf[2][TD_LINK_BUF];
 };
 
 /* a parent domain, CQ, RC QP and MR on td; 0 or an errno, nothing held */
