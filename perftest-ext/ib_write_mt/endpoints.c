@@ -69,6 +69,10 @@ static int probe_context(struct builder *b, unsigned int c)
 			"libmlx5 has no thread-domain sharing levels (td_sharing_caps 0)");
 		return PERFTEST_EXIT_UNAVAILABLE;
 	}
+	/* --td-fallback: a level the device does not give is passed over */
+	if (b->o->td_fallback &&
+	    attr.td_sharing_caps & ~((2u << level) - 1) & 0xe)
+		return 0;
 	if (!(attr.td_sharing_caps & (1u << level))) {
 		snprintf(
 			b->err, b->errlen,
@@ -117,6 +121,12 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 		.comp_mask = IBV_TD_INIT_ATTR_SHARING,
 		.sharing = e->l.td_level,
 	};
+
+	/* the ladder: level 1, else 2, else 3; the level granted comes back */
+	if (b->o->td_fallback) {
+		ta.comp_mask |= IBV_TD_INIT_ATTR_MAX_SHARING;
+		ta.max_sharing = IBV_TD_SHARING_REGISTER;
+	}
 	struct ibv_parent_domain_init_attr pa = {};
 	unsigned int v = q * e->l.vdeg[RES_QP];
 
@@ -125,12 +135,18 @@ static int build_td(struct builder *b, unsigned int q, unsigned int c)
 		int err = errno;
 
 		snprintf(b->err, b->errlen,
-			 "ibv_alloc_td(sharing=%u) for endpoint %u: %s",
-			 e->l.td_level, q, strerror(err));
+			 "ibv_alloc_td(sharing=%u%s) for endpoint %u: %s",
+			 e->l.td_level,
+			 b->o->td_fallback ? ", max_sharing=3" : "", q,
+			 strerror(err));
 		/* what the device or library cannot give, not a failure */
 		return err == EOPNOTSUPP || err == EINVAL || err == ENOMEM ?
 			       PERFTEST_EXIT_UNAVAILABLE :
 			       PERFTEST_EXIT_DEVICE;
+	}
+	if (b->o->td_fallback && ta.sharing >= 1 && ta.sharing <= 3) {
+		e->usage.td_granted[ta.sharing]++;
+		e->usage.td_degraded |= ta.sharing != e->l.td_level;
 	}
 	pa.pd = e->pd[wmt_layout_index(&e->l, RES_PD, v)];
 	pa.td = qp->td;

@@ -45,6 +45,9 @@ struct wmt_usage {
 	int emu_uars; /* emu: -1 when not under mlx5emu */
 	uint64_t qp_bytes, cq_bytes, buf_bytes;
 	unsigned int levels[5]; /* threads per enum wmt_level */
+	/* --td-fallback: TDs per sharing level granted, 1..3 */
+	unsigned int td_granted[4];
+	bool td_degraded; /* a TD got another level than the category's */
 };
 
 struct wmt_endpoints {

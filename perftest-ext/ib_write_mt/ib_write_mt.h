@@ -92,6 +92,8 @@ struct wmt_options {
 	unsigned int ncats;
 	bool categories_given; /* --endpoints or --sharing */
 	unsigned int sharing; /* --sharing: 0 = the category's */
+	/* --td-fallback: TDs accept up to level 3 (IBV_TD_INIT_ATTR_MAX_SHARING) */
+	bool td_fallback;
 	unsigned int share[RES_COUNT]; /* 0 = not given */
 	enum wmt_role role;
 	bool role_from_launcher;

@@ -40,6 +40,7 @@ enum {
 	OPT_REPEAT,
 	OPT_DOORBELL,
 	OPT_LOCKSTEP,
+	OPT_TD_FALLBACK,
 };
 
 static const struct option long_options[] = {
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "endpoints", required_argument, NULL, OPT_ENDPOINTS },
 	{ "sharing", required_argument, NULL, OPT_SHARING },
+	{ "td-fallback", no_argument, NULL, OPT_TD_FALLBACK },
 	{ "share-ctx", required_argument, NULL, OPT_SHARE + RES_CTX },
 	{ "share-pd", required_argument, NULL, OPT_SHARE + RES_PD },
 	{ "share-mr", required_argument, NULL, OPT_SHARE + RES_MR },
@@ -375,6 +377,9 @@ static int parse_one(struct wmt_options *o, int c)
 		break;
 	case OPT_LOCKSTEP:
 		o->lockstep = true;
+		break;
+	case OPT_TD_FALLBACK:
+		o->td_fallback = true;
 		break;
 	case OPT_DOORBELL:
 		if (parse_doorbells(o, optarg))

@@ -34,6 +34,21 @@ void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len)
 					r->usage.levels[lv]);
 }
 
+void wmt_row_td_granted(const struct wmt_row *r, char *buf, size_t len)
+{
+	unsigned int lv;
+	size_t off = 0;
+
+	buf[0] = 0;
+	if (!r->usage.td_degraded)
+		return;
+	for (lv = 1; lv <= 3 && off < len; lv++)
+		if (r->usage.td_granted[lv])
+			off += snprintf(buf + off, len - off, "%s%u:%u",
+					off ? " " : "", lv,
+					r->usage.td_granted[lv]);
+}
+
 const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 		      unsigned int value, char *buf, size_t len)
 {
@@ -147,9 +162,16 @@ void wmt_report_table_head(FILE *f, const struct wmt_options *o)
 		"/msg", "/msg");
 }
 
-/* under a row of repeated runs: their spread */
+/* under a row: the levels its TDs got, if not all the category's */
 static void report_spread(FILE *f, const struct wmt_row *r)
 {
+	char granted[48];
+
+	wmt_row_td_granted(r, granted, sizeof(granted));
+	if (r->ran && granted[0])
+		fprintf(f,
+			"   td_granted %s (level:TDs; asked level %u, --td-fallback)\n",
+			granted, r->l.td_level);
 	if (r->ran && r->repeats > 1)
 		fprintf(f,
 			"   %u runs: Mmsg/s min %.3f, median %.3f, max %.3f\n",

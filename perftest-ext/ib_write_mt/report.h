@@ -36,6 +36,9 @@ double wmt_row_mem_per_ep(const struct wmt_row *r);
 /* "L1:16" or "L2:8 L3:8": threads per mapping level */
 void wmt_row_levels(const struct wmt_row *r, char *buf, size_t len);
 
+/* "1:10 3:6": TDs per sharing level granted, "" unless the row degraded */
+void wmt_row_td_granted(const struct wmt_row *r, char *buf, size_t len);
+
 /* value, or "first..value" when --sweep is what (what the rows ran) */
 const char *wmt_swept(const struct wmt_options *o, enum wmt_sweep what,
 		      unsigned int value, char *buf, size_t len);

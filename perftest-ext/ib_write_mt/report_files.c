@@ -68,6 +68,8 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	const struct wmt_usage *u = &r->usage;
 	static const char *const lv[] = { NULL, "own_uar", "shared_uar",
 					  "shared_uuar", "shared_qp" };
+	static const char *const td_lv[] = { NULL, "level1", "level2",
+					     "level3" };
 	unsigned int i;
 
 	json_begin_object(w, NULL);
@@ -77,6 +79,15 @@ static void json_row(struct json_writer *w, const struct wmt_row *r)
 	json_string(w, "reason", r->reason[0] ? r->reason : NULL);
 	json_uint(w, "threads", r->l.threads);
 	json_uint(w, "td_sharing", r->l.td_level);
+	/* --td-fallback: the levels granted, when not all the asked one */
+	if (r->ran && r->usage.td_degraded) {
+		json_begin_object(w, "td_granted");
+		for (i = 1; i <= 3; i++)
+			json_uint(w, td_lv[i], r->usage.td_granted[i]);
+		json_end_object(w);
+	} else {
+		json_null(w, "td_granted");
+	}
 	json_uint(w, "MsgSize", r->size);
 	json_uint(w, "post_list", r->post_list);
 	json_uint(w, "cq_mod", r->cq_mod);
@@ -195,6 +206,7 @@ static const char *const csv_columns[] = {
 	"status",
 	"threads",
 	"td_sharing",
+	"td_granted",
 	"size",
 	"post_list",
 	"cq_mod",
@@ -280,6 +292,7 @@ static void csv_figures(struct csv_writer *w, const struct wmt_row *r)
 int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 {
 	struct csv_writer w;
+	char granted[48];
 	unsigned int i;
 	FILE *f = output_open(tool, path);
 
@@ -298,6 +311,8 @@ int wmt_report_csv(const char *path, const struct wmt_row *rows, unsigned int n)
 		csv_string(&w, status_name(r));
 		csv_uint(&w, r->l.threads);
 		csv_uint(&w, r->l.td_level);
+		wmt_row_td_granted(r, granted, sizeof(granted));
+		csv_string(&w, r->ran ? granted : "");
 		csv_uint(&w, r->size);
 		csv_uint(&w, r->post_list);
 		csv_uint(&w, r->cq_mod);

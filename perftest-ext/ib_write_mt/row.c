@@ -98,7 +98,8 @@ static const char *const level_what[] = {
 /*
  * A category is what its mapping level says, or it is unavailable: never
  * a row of another category under its name (2 threads on level-3 TDs may
- * each get a uUAR of their own).
+ * each get a uUAR of their own). With --td-fallback a row whose TDs got
+ * other levels runs and says so (td_granted).
  */
 static int check_category_holds(enum wmt_category cat, struct wmt_row *row)
 {
@@ -106,6 +107,9 @@ static int check_category_holds(enum wmt_category cat, struct wmt_row *row)
 	char got[64];
 
 	if (!want || row->usage.levels[want] == row->l.threads)
+		return 0;
+	/* what the TDs got instead is the row's td_granted */
+	if (row->usage.td_degraded)
 		return 0;
 	wmt_row_levels(row, got, sizeof(got));
 	if (row->l.threads == 1)

@@ -29,6 +29,8 @@ static const char usage_rest[] =
 	"                          with --share-X: xway\n"
 	"  --sharing=1|2|3         TD sharing level: IBV_TD_SHARING_NONE, _PAGE or\n"
 	"                          _REGISTER (must agree with the category)\n"
+	"  --td-fallback           a TD that cannot have its level takes more sharing,\n"
+	"                          up to level 3, and the row says what it got\n"
 	"  --share-ctx|pd|mr|buf|cq|qp=X  X threads share one instance (X divides --threads;\n"
 	"                          a child is never shared wider than its parent:\n"
 	"                          ctx>=pd>=mr>=buf, ctx>=cq>=qp, pd>=qp)\n"

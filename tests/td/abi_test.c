@@ -6,7 +6,9 @@
  *    unchanged on the patched libraries: its TDs get the default placement
  *    (two per UAR) and move data;
  *  - built against the patched headers and run on an unpatched library, a
- *    request for a sharing level fails with EINVAL, and
+ *    request for a sharing level, or for the fallback of
+ *    IBV_TD_INIT_ATTR_MAX_SHARING, fails with EINVAL (nothing written
+ *    back), and
  *    ibv_query_device_ex() reports no levels (td_sharing_caps 0).
  *
  *   abi_test old-app-on-new-library | new-app-on-old-library
@@ -117,6 +119,18 @@ static void new_app_on_old_library(void **state)
 
 	(void)state;
 	errno = 0;
+	assert_null(ibv_alloc_td(ctx, &attr));
+	assert_int_equal(errno, EINVAL);
+
+	/* the fallback too, and nothing is written back */
+	attr.comp_mask =
+		IBV_TD_INIT_ATTR_SHARING | IBV_TD_INIT_ATTR_MAX_SHARING;
+	attr.max_sharing = IBV_TD_SHARING_REGISTER;
+	errno = 0;
+	assert_null(ibv_alloc_td(ctx, &attr));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(attr.sharing, IBV_TD_SHARING_NONE);
+	attr.comp_mask = IBV_TD_INIT_ATTR_MAX_SHARING;
 	assert_null(ibv_alloc_td(ctx, &attr));
 	assert_int_equal(errno, EINVAL);
 

@@ -25,6 +25,21 @@ struct ibv_td *td_alloc(struct ibv_context *ctx, uint32_t level)
 	return ibv_alloc_td(ctx, &attr);
 }
 
+struct ibv_td *td_alloc_max(struct ibv_context *ctx, uint32_t level,
+			    uint32_t max, uint32_t *granted)
+{
+	struct ibv_td_init_attr attr = {
+		.comp_mask =
+			IBV_TD_INIT_ATTR_SHARING | IBV_TD_INIT_ATTR_MAX_SHARING,
+		.sharing = level,
+		.max_sharing = max,
+	};
+	struct ibv_td *td = ibv_alloc_td(ctx, &attr);
+
+	*granted = td ? attr.sharing : 0;
+	return td;
+}
+
 uintptr_t td_qp_bf_reg(struct ibv_qp *qp)
 {
 	struct mlx5dv_qp dv = {};
@@ -36,6 +51,19 @@ uintptr_t td_qp_bf_reg(struct ibv_qp *qp)
 
 int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level)
 {
+	struct ibv_td *td = NULL;
+
+	if (level != TD_EP_NO_TD) {
+		td = td_alloc(pd->context, level);
+		if (!td)
+			return errno;
+	}
+	td_ep_open_td(ep, pd, td);
+	return 0;
+}
+
+void td_ep_open_td(struct td_ep *ep, struct ibv_pd *pd, struct ibv_td *td)
+{
 	struct ibv_context *ctx = pd->context;
 	struct ibv_parent_domain_init_attr pattr = { .pd = pd };
 	struct ibv_cq_init_attr_ex cattr = {
@@ -45,10 +73,8 @@ int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level)
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 	memset(ep, 0, sizeof(*ep));
-	if (level != TD_EP_NO_TD) {
-		ep->td = td_alloc(ctx, level);
-		if (!ep->td)
-			return errno;
+	if (td) {
+		ep->td = td;
 		pattr.td = ep->td;
 		ep->parent = ibv_alloc_parent_domain(ctx, &pattr);
 		assert_non_null(ep->parent);
@@ -72,7 +98,6 @@ int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level)
 	ep->dst_mr = ibv_reg_mr(pd, ep->dst, sizeof(ep->dst), access);
 	assert_non_null(ep->src_mr);
 	assert_non_null(ep->dst_mr);
-	return 0;
 }
 
 static const char *write_one(struct td_ep *ep, size_t len, bool inline_data)

@@ -29,6 +29,13 @@ struct td_ep {
 /* level 0: no sharing attribute (the provider's or MLX5_UAR_SHARING's default) */
 struct ibv_td *td_alloc(struct ibv_context *ctx, uint32_t level);
 
+/*
+ * level, else up to max (IBV_TD_INIT_ATTR_MAX_SHARING); *granted is the
+ * level the provider wrote back
+ */
+struct ibv_td *td_alloc_max(struct ibv_context *ctx, uint32_t level,
+			    uint32_t max, uint32_t *granted);
+
 /* the BlueFlame register a QP rings, as mlx5dv_init_obj() reports it */
 uintptr_t td_qp_bf_reg(struct ibv_qp *qp);
 
@@ -37,6 +44,9 @@ uintptr_t td_qp_bf_reg(struct ibv_qp *qp);
 
 /* Returns 0, or the errno of ibv_alloc_td() with nothing left allocated. */
 int td_ep_open(struct td_ep *ep, struct ibv_pd *pd, uint32_t level);
+
+/* the same on a thread domain the caller allocated; td_ep_close frees it */
+void td_ep_open_td(struct td_ep *ep, struct ibv_pd *pd, struct ibv_td *td);
 
 /*
  * n signaled RDMA writes of distinct patterns, each checked byte for byte.

@@ -8,7 +8,10 @@
  * With TD_PLAN_HOLD=DIR, once its context is open it writes DIR/PID.open
  * and waits for DIR/go, then writes the line to DIR/PID.count instead and
  * holds the TDs until DIR/release exists: the processes of a node open
- * before any allocates and hold their UARs at the same time.
+ * before any allocates and hold their UARs at the same time. With
+ * TD_PLAN_MAX_SHARING=M each request accepts up to level M
+ * (IBV_TD_INIT_ATTR_MAX_SHARING), and a line "granted L1 L2 L3" with the
+ * levels written back comes before the count.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -52,6 +55,8 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	struct ibv_td **tds;
 	int level, max, n = 0, err = 0, failed = 0, i;
+	unsigned int granted[4] = {};
+	const char *max_sharing;
 	bool all;
 
 	all = argc == 4 && !strcmp(argv[3], "all");
@@ -63,6 +68,11 @@ int main(int argc, char **argv)
 	if (level) {
 		attr.comp_mask = IBV_TD_INIT_ATTR_SHARING;
 		attr.sharing = level;
+	}
+	max_sharing = getenv("TD_PLAN_MAX_SHARING");
+	if (max_sharing) {
+		attr.comp_mask |= IBV_TD_INIT_ATTR_MAX_SHARING;
+		attr.max_sharing = atoi(max_sharing);
 	}
 	list = ibv_get_device_list(NULL);
 	if (!list || !list[0]) {
@@ -82,8 +92,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < max; i++) {
+		attr.sharing = level;
 		tds[n] = ibv_alloc_td(ctx, &attr);
 		if (tds[n]) {
+			if (max_sharing && attr.sharing <= 3)
+				granted[attr.sharing]++;
 			n++;
 			continue;
 		}
@@ -99,6 +112,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
+		if (max_sharing)
+			printf("granted %u %u %u\n", granted[1], granted[2],
+			       granted[3]);
 		printf("%d %d\n", n, all ? failed : err);
 	}
 	for (i = n; i-- > 0;)

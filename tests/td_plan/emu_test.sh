@@ -59,17 +59,28 @@ budget_case() {
 		[ "${obs#* }" = 12 ] ||
 			{ echo "FAIL $name: level $l ended with errno ${obs#* }"; fail=1; }
 	done
-	# the job itself: 16 TDs at the default level, and with MLX5_UAR_SHARING=1
+	# the job itself: 16 TDs at the default level and at level 1, and
+	# with MLX5_UAR_SHARING=1, which falls back: all granted
 	obs=$(observe "$@" -- X=1 "$alloc" 0 16)
 	check "$name: 16 default TDs" "$(min "$(capacity "$given" 2)" 16)" \
 		"${obs% *}"
 	check "$name: level 2 fits 16" "$(fits "$given" 2)" \
 		"$([ "${obs% *}" = 16 ] && echo yes || echo no)"
-	obs=$(observe "$@" -- MLX5_UAR_SHARING=1 "$alloc" 0 16)
-	check "$name: 16 MLX5_UAR_SHARING=1 TDs" \
+	obs=$(observe "$@" -- X=1 "$alloc" 1 16)
+	check "$name: 16 level-1 TDs" \
 		"$(min "$(capacity "$given" 1)" 16)" "${obs% *}"
 	check "$name: level 1 fits 16" "$(fits "$given" 1)" \
 		"$([ "${obs% *}" = 16 ] && echo yes || echo no)"
+	obs=$(observe "$@" -- MLX5_UAR_SHARING=1 "$alloc" 0 16)
+	check "$name: 16 MLX5_UAR_SHARING=1 TDs" \
+		"$(jq -r '.fallback | .level1 + .level2 + .level3' <<<"$given")" \
+		"${obs% *}"
+	# the levels granted, the planner's mix
+	obs=$("$MLX5EMU" run "$@" -- env TD_PLAN_MAX_SHARING=3 "$alloc" 1 16 |
+		grep '^granted')
+	check "$name: fallback mix" \
+		"$(jq -r '.fallback | "granted \(.level1) \(.level2) \(.level3)"' \
+			<<<"$given")" "$obs"
 }
 
 budget_case "dynamic, --uar-limit=12" 12 --uar-limit=12
@@ -88,13 +99,13 @@ for l in 1 2; do
 		"$(capacity "$p" $l)" "${obs% *}"
 done
 
-# MLX5_UAR_SHARING=1 falls back to level 2 only: once level 1 has every UAR
-# nothing is left for it, the literal ladder's prediction
-p=$(plan_json --uar-limit=12 -- -t 16 --context-uars=12 --ladder=literal)
+# MLX5_UAR_SHARING=1 takes the reserve ladder down to level 3: every TD
+# is granted, as the planner's default ladder predicts
+p=$(plan_json --uar-limit=12 -- -t 16 --context-uars=12)
 obs=$(observe --uar-limit=12 -- MLX5_UAR_SHARING=1 "$alloc" 0 16 all)
-check "literal ladder: TDs granted" \
+check "reserve ladder: TDs granted" \
 	"$(jq -r '.fallback | .level1 + .level2 + .level3' <<<"$p")" "${obs% *}"
-check "literal ladder: ENOMEM" "$(jq -r .fallback.enomem <<<"$p")" \
+check "reserve ladder: ENOMEM" "$(jq -r .fallback.enomem <<<"$p")" \
 	"${obs#* }"
 
 # level 3: one UAR per context, however many TDs
