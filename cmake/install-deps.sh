@@ -19,8 +19,9 @@ packages=(
 	gnuplot-nox openmpi-bin
 	# tests/mpi: the MPI traffic test under both MPIs
 	mpich libmpich-dev libopenmpi-dev
-	# perftest-ext/breakdown: the aarch64 timer check
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# perftest-ext/breakdown: the aarch64 timer check; tests/arm64: the
+	# patched tree's aarch64 code, run under qemu-user
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 	"$@"
 )
 
