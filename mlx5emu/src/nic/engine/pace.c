@@ -136,6 +136,7 @@ static bool set_short_slice(void)
 void nic_pace_start(void)
 {
 	enum emu_nic_sched want = emu_cfg.nic_sched, got;
+	const char *rt = "";
 
 	if (emu_cfg.nic_spin || RUNNING_ON_VALGRIND)
 		want = EMU_NIC_SCHED_OTHER;
@@ -143,12 +144,16 @@ void nic_pace_start(void)
 	window.wall = window.cpu = 0;
 	app_rt_prio = inherited_rt_prio();
 	if ((want == EMU_NIC_SCHED_AUTO || want == EMU_NIC_SCHED_FIFO) &&
-	    !set_fifo(true))
+	    !set_fifo(true)) {
 		got = EMU_NIC_SCHED_FIFO;
-	else if (app_rt_prio)
+		if (app_rt_prio)
+			rt = ", above the real-time application";
+	} else if (app_rt_prio) {
 		got = EMU_NIC_SCHED_FIFO; /* as inherited: never below it */
-	else if ((want == EMU_NIC_SCHED_AUTO || want == EMU_NIC_SCHED_SLICE) &&
-		 set_short_slice())
+		rt = ", the real-time application's own priority";
+	} else if ((want == EMU_NIC_SCHED_AUTO ||
+		    want == EMU_NIC_SCHED_SLICE) &&
+		   set_short_slice())
 		got = EMU_NIC_SCHED_SLICE;
 	else
 		got = EMU_NIC_SCHED_OTHER;
@@ -161,10 +166,7 @@ void nic_pace_start(void)
 				  "no real-time class, no short slice",
 			  class_names[emu_cfg.nic_sched]);
 	else
-		emu_trace("nic: scheduling class %s%s", class_names[got],
-			  app_rt_prio && got == EMU_NIC_SCHED_FIFO ?
-				  ", above the real-time application" :
-				  "");
+		emu_trace("nic: scheduling class %s%s", class_names[got], rt);
 }
 
 /* The class the NIC thread runs in, for `mlx5emu stat`. */
