@@ -456,60 +456,87 @@ static void violation(struct end *e, const struct info *in)
 	assert_int_equal(st, IBV_WC_REM_ACCESS_ERR);
 }
 
+/* a responder forked with its pipes: to[1] and from[0] are ours */
+struct peer {
+	int to[2], from[2];
+	pid_t child;
+	struct info in;
+};
+
+static void peer_pipes(struct peer *p)
+{
+	assert_int_equal(pipe(p->to), 0);
+	assert_int_equal(pipe(p->from), 0);
+}
+
+/* our end, connected to the responder's QP once it says it is ready */
+static void peer_connect(struct peer *p, struct end *e)
+{
+	uint32_t mine[2];
+	char c;
+
+	assert_int_equal(read(p->from[0], &p->in, sizeof(p->in)),
+			 sizeof(p->in));
+	end_open(e);
+	qp_connect(e->qp, p->in.qpn, p->in.lid);
+	mine[0] = e->qp->qp_num;
+	mine[1] = e->lid;
+	assert_int_equal(write(p->to[1], mine, sizeof(mine)), sizeof(mine));
+	assert_int_equal(read(p->from[0], &c, 1), 1);
+}
+
+/* the responder exits 0 after our word; our end goes */
+static void peer_finish(struct peer *p, struct end *e, const char *word)
+{
+	int status;
+
+	assert_int_equal(write(p->to[1], word, 1), 1);
+	assert_int_equal(waitpid(p->child, &status, 0), p->child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ibv_destroy_qp(e->qp);
+	ibv_dereg_mr(e->mr);
+	ibv_dereg_mr(e->ro);
+	ibv_destroy_cq(e->cq);
+	ibv_dealloc_pd(e->pd);
+	ibv_close_device(e->ctx);
+	free(e->buf);
+	free(e->rbuf);
+}
+
 static void test_onesided_stopped_responder(void **state)
 {
 	const char *env = getenv("MLX5EMU_ONESIDED");
 	bool undumpable = getenv("ONESIDED_TEST_UNDUMPABLE");
 	bool off = (env && !strcmp(env, "0")) || undumpable;
-	int to[2], from[2], status;
-	uint32_t mine[2];
-	struct info in;
+	struct peer p;
 	struct end e;
-	pid_t child;
-	char c;
+	int status;
 
 	(void)state;
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child) {
+	peer_pipes(&p);
+	p.child = fork();
+	assert_true(p.child >= 0);
+	if (!p.child) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (undumpable)
 			prctl(PR_SET_DUMPABLE, 0);
-		responder(from[1], to[0], off);
+		responder(p.from[1], p.to[0], off);
 	}
-	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
-	end_open(&e);
-	qp_connect(e.qp, in.qpn, in.lid);
-	mine[0] = e.qp->qp_num;
-	mine[1] = e.lid;
-	assert_int_equal(write(to[1], mine, sizeof(mine)), sizeof(mine));
-	assert_int_equal(read(from[0], &c, 1), 1);
+	peer_connect(&p, &e);
 
-	assert_int_equal(kill(child, SIGSTOP), 0);
-	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+	assert_int_equal(kill(p.child, SIGSTOP), 0);
+	assert_int_equal(waitpid(p.child, &status, WUNTRACED), p.child);
 	assert_true(WIFSTOPPED(status));
 	if (off) {
-		nic_way(&e, &in, child);
+		nic_way(&e, &p.in, p.child);
 	} else {
-		one_sided_ops(&e, &in);
-		assert_int_equal(kill(child, SIGCONT), 0);
+		one_sided_ops(&e, &p.in);
+		assert_int_equal(kill(p.child, SIGCONT), 0);
 	}
-	after_republish(&e, &in, to[1], from[0]);
-	violation(&e, &in);
-	assert_int_equal(write(to[1], "g", 1), 1);
-	assert_int_equal(waitpid(child, &status, 0), child);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	ibv_destroy_qp(e.qp);
-	ibv_dereg_mr(e.mr);
-	ibv_dereg_mr(e.ro);
-	ibv_destroy_cq(e.cq);
-	ibv_dealloc_pd(e.pd);
-	ibv_close_device(e.ctx);
-	free(e.buf);
-	free(e.rbuf);
+	after_republish(&e, &p.in, p.to[1], p.from[0]);
+	violation(&e, &p.in);
+	peer_finish(&p, &e, "g");
 }
 
 /*
@@ -583,43 +610,21 @@ static void race_responder(int to, int from)
 
 static void test_onesided_atomics_race(void **state)
 {
-	int to[2], from[2], status;
-	uint32_t mine[2];
-	struct info in;
+	struct peer p;
 	struct end e;
-	pid_t child;
-	char c;
 
 	(void)state;
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child) {
+	peer_pipes(&p);
+	p.child = fork();
+	assert_true(p.child >= 0);
+	if (!p.child) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		race_responder(from[1], to[0]);
+		race_responder(p.from[1], p.to[0]);
 	}
-	assert_int_equal(read(from[0], &in, sizeof(in)), sizeof(in));
-	end_open(&e);
-	qp_connect(e.qp, in.qpn, in.lid);
-	mine[0] = e.qp->qp_num;
-	mine[1] = e.lid;
-	assert_int_equal(write(to[1], mine, sizeof(mine)), sizeof(mine));
-	assert_int_equal(read(from[0], &c, 1), 1);
-	assert_int_equal(write(to[1], "g", 1), 1);
-	adds(&e, e.qp, in.addr + AT_OFF, in.rkey, RACE_ADDS);
-	assert_int_equal(write(to[1], "d", 1), 1);
-	assert_int_equal(waitpid(child, &status, 0), child);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	ibv_destroy_qp(e.qp);
-	ibv_dereg_mr(e.mr);
-	ibv_dereg_mr(e.ro);
-	ibv_destroy_cq(e.cq);
-	ibv_dealloc_pd(e.pd);
-	ibv_close_device(e.ctx);
-	free(e.buf);
-	free(e.rbuf);
+	peer_connect(&p, &e);
+	assert_int_equal(write(p.to[1], "g", 1), 1);
+	adds(&e, e.qp, p.in.addr + AT_OFF, p.in.rkey, RACE_ADDS);
+	peer_finish(&p, &e, "d");
 }
 
 int main(void)
