@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE /* pthread_attr_setsigmask_np, sighold, memfd_create */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -28,84 +27,29 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emu_test.h"
-#include "rc_loop.h"
+#include "trap_loop.h"
 
 #define SMALL_STACK 8192
-#define PM_UFFD_WP (1ull << 57) /* Documentation/admin-guide/mm/pagemap */
 #define WAIT_TRIES 500 /* 10 ms each: the NIC thread falls asleep */
 
-static struct {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *a, *b;
-	struct ibv_mr *mr;
-	uint64_t buf[8];
-	uintptr_t reg; /* the BlueFlame register a rings */
-	volatile int done; /* completions seen by ring() */
-} l;
+static struct loop l;
+static volatile int done; /* completions seen by ring() */
 
-static void loop_open(void)
+/* ring() completed its WRITE; the pair goes */
+static void loop_done(void)
 {
-	struct mlx5dv_qp dq = {};
-	struct mlx5dv_obj obj = { .qp = { .out = &dq } };
-
-	memset(&l, 0, sizeof(l));
-	l.ctx = emu_test_open();
-	l.pd = ibv_alloc_pd(l.ctx);
-	assert_non_null(l.pd);
-	l.cq = ibv_create_cq(l.ctx, 16, NULL, NULL, 0);
-	assert_non_null(l.cq);
-	l.a = rc_loop_create_qp(l.pd, l.cq, 8);
-	l.b = rc_loop_create_qp(l.pd, l.cq, 8);
-	assert_non_null(l.a);
-	assert_non_null(l.b);
-	rc_loop_connect(l.a, l.b);
-	l.mr = ibv_reg_mr(l.pd, l.buf, sizeof(l.buf),
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	assert_non_null(l.mr);
-	obj.qp.in = l.a;
-	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
-	l.reg = (uintptr_t)dq.bf.reg;
-}
-
-static void loop_close(void)
-{
-	assert_int_equal(l.done, 1);
+	assert_int_equal(done, 1);
 	assert_true(l.buf[4] == 0x5a5a5a5a);
-	assert_int_equal(ibv_dereg_mr(l.mr), 0);
-	assert_int_equal(ibv_destroy_qp(l.a), 0);
-	assert_int_equal(ibv_destroy_qp(l.b), 0);
-	assert_int_equal(ibv_destroy_cq(l.cq), 0);
-	assert_int_equal(ibv_dealloc_pd(l.pd), 0);
-	assert_int_equal(ibv_close_device(l.ctx), 0);
-}
-
-/* is the register's page write-protected (the NIC thread asleep)? */
-static bool protected(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t ent = 0;
-	bool wp;
-
-	if (fd < 0)
-		return false;
-	wp = pread(fd, &ent, sizeof(ent), l.reg / ps * sizeof(ent)) ==
-		     sizeof(ent) &&
-	     (ent & PM_UFFD_WP);
-	close(fd);
-	return wp;
+	loop_close(&l);
 }
 
 /*
  * One signaled WRITE and its completion, rung once the page is protected
  * (or after 5 s, where nothing protects it). Only async-signal-safe calls
  * besides the verbs: it runs in signal handlers too. No cmocka here (not
- * every context may longjmp out): the caller checks l.done.
+ * every context may longjmp out): the caller checks done.
  */
 static void ring(void)
 {
@@ -121,14 +65,14 @@ static void ring(void)
 	int n;
 
 	l.buf[0] = 0x5a5a5a5a;
-	for (n = 0; n < WAIT_TRIES && !protected(); n++)
+	for (n = 0; n < WAIT_TRIES && loop_page_protected(l.reg) != 1; n++)
 		usleep(10000);
 	if (ibv_post_send(l.a, &wr, &bad))
 		return;
 	while (!(n = ibv_poll_cq(l.cq, 1, &wc)))
 		;
 	if (n == 1 && wc.status == IBV_WC_SUCCESS)
-		l.done = 1;
+		done = 1;
 }
 
 static void *ring_thread(void *arg)
@@ -146,14 +90,14 @@ static void test_thread_with_full_sigmask(void **state)
 	sigset_t all;
 
 	(void)state;
-	loop_open();
+	loop_open(&l);
 	sigfillset(&all);
 	assert_int_equal(pthread_attr_init(&attr), 0);
 	assert_int_equal(pthread_attr_setsigmask_np(&attr, &all), 0);
 	assert_int_equal(pthread_create(&t, &attr, ring_thread, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	pthread_attr_destroy(&attr);
-	loop_close();
+	loop_done();
 }
 
 static void timer_ring(union sigval v)
@@ -172,13 +116,13 @@ static void test_timer_thread_callback(void **state)
 	int i;
 
 	(void)state;
-	loop_open();
+	loop_open(&l);
 	assert_int_equal(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
 	assert_int_equal(timer_settime(timer, 0, &its, NULL), 0);
-	for (i = 0; i < 2000 && !l.done; i++)
+	for (i = 0; i < 2000 && !done; i++)
 		usleep(10000);
 	assert_int_equal(timer_delete(timer), 0);
-	loop_close();
+	loop_done();
 }
 
 static void usr1_ring(int sig)
@@ -193,26 +137,26 @@ static void test_handler_with_full_sa_mask(void **state)
 	struct sigaction sa = { .sa_handler = usr1_ring };
 
 	(void)state;
-	loop_open();
+	loop_open(&l);
 	sigfillset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
 	assert_int_equal(raise(SIGUSR1), 0);
 	signal(SIGUSR1, SIG_DFL);
-	loop_close();
+	loop_done();
 }
 
 /* the System V call, which does not go through sigprocmask() */
 static void test_sighold(void **state)
 {
 	(void)state;
-	loop_open();
+	loop_open(&l);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 	assert_int_equal(sighold(SIGBUS), 0);
 	ring();
 	assert_int_equal(sigrelse(SIGBUS), 0);
 #pragma GCC diagnostic pop
-	loop_close();
+	loop_done();
 }
 
 static ucontext_t main_uc, co_uc;
@@ -223,7 +167,7 @@ static void test_swapcontext_full_mask(void **state)
 	static char stack[65536];
 
 	(void)state;
-	loop_open();
+	loop_open(&l);
 	assert_int_equal(getcontext(&co_uc), 0);
 	co_uc.uc_stack.ss_sp = stack;
 	co_uc.uc_stack.ss_size = sizeof(stack);
@@ -231,7 +175,7 @@ static void test_swapcontext_full_mask(void **state)
 	sigfillset(&co_uc.uc_sigmask);
 	makecontext(&co_uc, ring, 0);
 	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
-	loop_close();
+	loop_done();
 }
 
 /* a user-level thread's stack, as Argobots or Boost.Context give one */
@@ -241,14 +185,14 @@ static void test_small_stack(void **state)
 
 	(void)state;
 	assert_non_null(stack);
-	loop_open();
+	loop_open(&l);
 	assert_int_equal(getcontext(&co_uc), 0);
 	co_uc.uc_stack.ss_sp = stack;
 	co_uc.uc_stack.ss_size = SMALL_STACK;
 	co_uc.uc_link = &main_uc;
 	makecontext(&co_uc, ring, 0);
 	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
-	loop_close();
+	loop_done();
 	free(stack);
 }
 
@@ -274,7 +218,7 @@ static void test_longjmp_out_of_sigbus_handler(void **state)
 	int fd, i;
 
 	(void)state;
-	loop_open();
+	loop_open(&l);
 	assert_int_equal(sigaction(SIGBUS, &sa, NULL), 0);
 	fd = memfd_create("past-end", MFD_CLOEXEC);
 	assert_true(fd >= 0);
@@ -287,7 +231,7 @@ static void test_longjmp_out_of_sigbus_handler(void **state)
 	signal(SIGBUS, SIG_DFL);
 	munmap((void *)past, ps);
 	close(fd);
-	loop_close();
+	loop_done();
 }
 
 int main(int argc, char **argv)

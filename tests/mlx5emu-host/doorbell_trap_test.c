@@ -45,53 +45,9 @@
 
 #include "emu_test.h"
 #include "rc_loop.h"
+#include "trap_loop.h"
 
-#define PM_UFFD_WP (1ull << 57) /* Documentation/admin-guide/mm/pagemap */
 #define WAIT_S 20 /* for the NIC thread to fall asleep: a hang guard */
-
-struct loop {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *a, *b;
-	struct ibv_mr *mr;
-	uint64_t buf[8];
-	uintptr_t reg; /* the BlueFlame register a rings */
-};
-
-static void loop_open(struct loop *l)
-{
-	struct mlx5dv_qp dq = {};
-	struct mlx5dv_obj obj = { .qp = { .out = &dq } };
-
-	memset(l, 0, sizeof(*l));
-	l->ctx = emu_test_open();
-	l->pd = ibv_alloc_pd(l->ctx);
-	assert_non_null(l->pd);
-	l->cq = ibv_create_cq(l->ctx, 16, NULL, NULL, 0);
-	assert_non_null(l->cq);
-	l->a = rc_loop_create_qp(l->pd, l->cq, 8);
-	l->b = rc_loop_create_qp(l->pd, l->cq, 8);
-	assert_non_null(l->a);
-	assert_non_null(l->b);
-	rc_loop_connect(l->a, l->b);
-	l->mr = ibv_reg_mr(l->pd, l->buf, sizeof(l->buf),
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	assert_non_null(l->mr);
-	obj.qp.in = l->a;
-	assert_int_equal(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
-	l->reg = (uintptr_t)dq.bf.reg;
-}
-
-static void loop_close(struct loop *l)
-{
-	ibv_dereg_mr(l->mr);
-	ibv_destroy_qp(l->a);
-	ibv_destroy_qp(l->b);
-	ibv_destroy_cq(l->cq);
-	ibv_dealloc_pd(l->pd);
-	ibv_close_device(l->ctx);
-}
 
 /*
  * n signaled RDMA WRITEs of v from a into b's buf[4], posted at once, and
@@ -130,15 +86,10 @@ static void loop_write(struct loop *l, uint64_t v)
 
 static bool write_protected(uintptr_t addr)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t ent = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
+	int wp = loop_page_protected(addr);
 
-	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, &ent, sizeof(ent), addr / ps * sizeof(ent)),
-			 sizeof(ent));
-	close(fd);
-	return ent & PM_UFFD_WP;
+	assert_true(wp >= 0);
+	return wp;
 }
 
 /* does the kernel have userfaultfd write protection of shared memory? */
