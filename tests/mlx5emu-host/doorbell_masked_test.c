@@ -37,8 +37,14 @@
 static struct loop l;
 static volatile int done; /* completions seen by ring() */
 
+static void pair_open(void)
+{
+	loop_open(&l);
+	done = 0;
+}
+
 /* ring() completed its WRITE; the pair goes */
-static void loop_done(void)
+static void pair_close(void)
 {
 	assert_int_equal(done, 1);
 	assert_true(l.buf[4] == 0x5a5a5a5a);
@@ -90,14 +96,14 @@ static void test_thread_with_full_sigmask(void **state)
 	sigset_t all;
 
 	(void)state;
-	loop_open(&l);
+	pair_open();
 	sigfillset(&all);
 	assert_int_equal(pthread_attr_init(&attr), 0);
 	assert_int_equal(pthread_attr_setsigmask_np(&attr, &all), 0);
 	assert_int_equal(pthread_create(&t, &attr, ring_thread, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	pthread_attr_destroy(&attr);
-	loop_done();
+	pair_close();
 }
 
 static void timer_ring(union sigval v)
@@ -116,13 +122,13 @@ static void test_timer_thread_callback(void **state)
 	int i;
 
 	(void)state;
-	loop_open(&l);
+	pair_open();
 	assert_int_equal(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
 	assert_int_equal(timer_settime(timer, 0, &its, NULL), 0);
 	for (i = 0; i < 2000 && !done; i++)
 		usleep(10000);
 	assert_int_equal(timer_delete(timer), 0);
-	loop_done();
+	pair_close();
 }
 
 static void usr1_ring(int sig)
@@ -137,26 +143,26 @@ static void test_handler_with_full_sa_mask(void **state)
 	struct sigaction sa = { .sa_handler = usr1_ring };
 
 	(void)state;
-	loop_open(&l);
+	pair_open();
 	sigfillset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
 	assert_int_equal(raise(SIGUSR1), 0);
 	signal(SIGUSR1, SIG_DFL);
-	loop_done();
+	pair_close();
 }
 
 /* the System V call, which does not go through sigprocmask() */
 static void test_sighold(void **state)
 {
 	(void)state;
-	loop_open(&l);
+	pair_open();
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 	assert_int_equal(sighold(SIGBUS), 0);
 	ring();
 	assert_int_equal(sigrelse(SIGBUS), 0);
 #pragma GCC diagnostic pop
-	loop_done();
+	pair_close();
 }
 
 static ucontext_t main_uc, co_uc;
@@ -167,7 +173,7 @@ static void test_swapcontext_full_mask(void **state)
 	static char stack[65536];
 
 	(void)state;
-	loop_open(&l);
+	pair_open();
 	assert_int_equal(getcontext(&co_uc), 0);
 	co_uc.uc_stack.ss_sp = stack;
 	co_uc.uc_stack.ss_size = sizeof(stack);
@@ -175,7 +181,7 @@ static void test_swapcontext_full_mask(void **state)
 	sigfillset(&co_uc.uc_sigmask);
 	makecontext(&co_uc, ring, 0);
 	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
-	loop_done();
+	pair_close();
 }
 
 /* a user-level thread's stack, as Argobots or Boost.Context give one */
@@ -185,14 +191,14 @@ static void test_small_stack(void **state)
 
 	(void)state;
 	assert_non_null(stack);
-	loop_open(&l);
+	pair_open();
 	assert_int_equal(getcontext(&co_uc), 0);
 	co_uc.uc_stack.ss_sp = stack;
 	co_uc.uc_stack.ss_size = SMALL_STACK;
 	co_uc.uc_link = &main_uc;
 	makecontext(&co_uc, ring, 0);
 	assert_int_equal(swapcontext(&main_uc, &co_uc), 0);
-	loop_done();
+	pair_close();
 	free(stack);
 }
 
@@ -218,7 +224,7 @@ static void test_longjmp_out_of_sigbus_handler(void **state)
 	int fd, i;
 
 	(void)state;
-	loop_open(&l);
+	pair_open();
 	assert_int_equal(sigaction(SIGBUS, &sa, NULL), 0);
 	fd = memfd_create("past-end", MFD_CLOEXEC);
 	assert_true(fd >= 0);
@@ -231,7 +237,7 @@ static void test_longjmp_out_of_sigbus_handler(void **state)
 	signal(SIGBUS, SIG_DFL);
 	munmap((void *)past, ps);
 	close(fd);
-	loop_done();
+	pair_close();
 }
 
 int main(int argc, char **argv)
