@@ -23,14 +23,7 @@ D=$((N * share))
 emu=(--uar="$mode" --device-uars=$D --uar-limit=$share)
 fail=0
 
-check() { # what expected observed
-	if [ "$2" = "$3" ]; then
-		echo "ok   $1: $2"
-	else
-		echo "FAIL $1: expected $2, observed $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../check.sh"
 
 p=$("$MLX5EMU" run "${emu[@]}" -- "$plan" --json -r $N -t $T \
 	--device-uars=$D --context-uars=$share) || { echo "FAIL planner"; exit 1; }

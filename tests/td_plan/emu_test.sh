@@ -10,14 +10,7 @@ alloc=$2
 : "${MLX5EMU:?the mlx5emu launcher}"
 fail=0
 
-check() { # what predicted observed
-	if [ "$2" = "$3" ]; then
-		echo "ok   $1: $2"
-	else
-		echo "FAIL $1: predicted $2, observed $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../check.sh"
 
 # plan LAUNCHER-OPTIONS -- PLANNER-OPTIONS: the JSON plan
 plan_json() {

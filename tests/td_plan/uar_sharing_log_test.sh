@@ -13,14 +13,7 @@ fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-check() { # what expected observed
-	if [ "$2" = "$3" ]; then
-		echo "ok   $1: $2"
-	else
-		echo "FAIL $1: expected $2, observed $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../check.sh"
 
 # case NAME LAUNCHER-OPTIONS -- [VAR=VALUE...]
 one_case() {
