@@ -154,12 +154,13 @@ static void slot_take(struct emu_nic_qp *q, unsigned int s, uint64_t v)
 
 		if (is_mark(old) || p == PENDING_COPY)
 			return;
-		*pend = 0;
 		if (!p) {
+			/* a copy whose ring the NIC has not taken yet */
 			*pend = PENDING_COPY;
 			return;
 		}
 		/* the copy of the ring taken as a doorbell came after it */
+		*pend = 0;
 		r = (p >> 4) ? &doorbells.rings[(p >> 4) - 1] : NULL;
 		count_bf(r, p & 15);
 		doorbells.dirty = true;
