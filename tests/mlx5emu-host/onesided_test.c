@@ -36,6 +36,7 @@
 #include <cmocka.h>
 
 #include "emu_test.h"
+#include "rc_connect.h"
 
 #define MEM 65536
 #define RD_OFF 0 /* READ: the responder's pattern */
@@ -116,50 +117,21 @@ static void end_open(struct end *e)
 	e->lid = port.lid;
 }
 
+/* RESET to RTS toward qpn at lid, granting the peer every remote access */
 static void qp_connect(struct ibv_qp *qp, uint32_t qpn, uint16_t lid)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+	struct rc_addr local = { .psn = 0x123,
+				 .lid = lid,
+				 .mtu = IBV_MTU_4096 };
+	struct rc_addr remote = local;
 
-	assert_int_equal(ibv_modify_qp(qp, &a,
-				       IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT |
-					       IBV_QP_ACCESS_FLAGS),
+	remote.qpn = qpn;
+	assert_int_equal(rc_qp_init(qp, 1,
+				    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ |
+					    IBV_ACCESS_REMOTE_ATOMIC),
 			 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = qpn;
-	a.rq_psn = 0x123;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a,
-				       IBV_QP_STATE | IBV_QP_AV |
-					       IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER),
-			 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x123;
-	a.max_rd_atomic = 4;
-	assert_int_equal(
-		ibv_modify_qp(qp, &a,
-			      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				      IBV_QP_MAX_QP_RD_ATOMIC),
-		0);
+	assert_int_equal(rc_qp_connect(qp, 1, -1, &local, &remote), 0);
 }
 
 /* RTS to RTS publishes the QP again; a receive for the SEND, taken */
