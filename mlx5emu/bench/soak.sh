@@ -67,30 +67,34 @@ print("%.0f" % (worst * 1e6))
 PY
 }
 
+# pair WHO FABRIC OUT CMD...: CMD's server, then its client (output in
+# OUT) on a new port, as WHO on the emulated device; the client's pid in
+# $client
+pair() {
+	local who=$1 fab=$2 out=$3 p=$((port += 2))
+	shift 3
+	as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
+		"$@" -p $p >/dev/null 2>&1 &
+	sleep 0.5
+	as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
+		"$@" -p $p localhost >"$out" 2>&1 &
+	client=$!
+}
+
 # one soak as WHO: prints "worst_lat_us probe_us"
 soak() {
-	local who=$1 i pids=() ends=() fab=soak$$-$1 p
+	local who=$1 i pids=() ends=() fab=soak$$-$1 client
 	for ((i = 0; i < hogs; i++)); do
 		sh -c 'while :; do :; done' &
 		pids+=($!)
 	done
 	for ((i = 0; i < bw_pairs; i++)); do
-		p=$((port += 2))
-		as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
-			ib_write_bw -s 1048576 -D "$secs" -p $p >/dev/null 2>&1 &
-		sleep 0.5
-		as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
-			ib_write_bw -s 1048576 -D "$secs" -p $p localhost >/dev/null 2>&1 &
-		ends+=($!)
+		pair "$who" "$fab" /dev/null ib_write_bw -s 1048576 -D "$secs"
+		ends+=("$client")
 	done
 	for ((i = 0; i < lat_pairs; i++)); do
-		p=$((port += 2))
-		as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
-			ib_write_lat -n "$iters" -p $p >/dev/null 2>&1 &
-		sleep 0.5
-		as "$who" env MLX5EMU_FABRIC="$fab" timeout -k 2 $((secs + 60)) mlx5emu run -- \
-			ib_write_lat -n "$iters" -p $p localhost >"$tmp/lat-$who-$i" 2>&1 &
-		ends+=($!)
+		pair "$who" "$fab" "$tmp/lat-$who-$i" ib_write_lat -n "$iters"
+		ends+=("$client")
 	done
 	probe "$secs" >"$tmp/probe-$who"
 	wait "${ends[@]}" 2>/dev/null || true
